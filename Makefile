@@ -1,0 +1,47 @@
+# One entry per task; CI (.ci/run) calls the same entries.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
+
+.PHONY: install assets lint format typecheck unit integration test demo bench clean
+
+install: $(STAMP)
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	rm -f $(VENV)/.installed-* && touch $@
+
+assets:  ## build etcd, kube-apiserver, ... from Go modules into ~/.cache (skips what is there)
+	$(PY) -m tests.controlplane.assets build
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: install
+	$(BIN)/mypy
+
+unit: install
+	$(BIN)/pytest -m "not integration" -q
+
+integration: install assets
+	$(BIN)/pytest -m integration -q
+
+# The README's test command: all set-up, then lint, types and every test.
+test: install assets lint typecheck
+	$(BIN)/pytest -q
+
+demo: install assets
+	$(BIN)/python -m bench.demo
+
+bench: install assets
+	$(BIN)/python -m bench.run_all
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Small, bounded benchmarks run by hand: each script stops by itself."""

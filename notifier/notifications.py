@@ -1,0 +1,31 @@
+"""What the rules hand to delivery: a rendered message bound for one sink.
+
+Glossary: a *notification* is one message for one sink, produced when a
+rule (or a group digest) matched. A *delivery* is one attempt to send it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A rendered message, in the forms the sinks need."""
+
+    text: str  # plain text: Slack's fallback, the console line
+    blocks: tuple[dict[str, Any], ...] = ()  # Slack Block Kit
+    payload: dict[str, Any] = field(default_factory=dict)  # the webhook JSON body
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    id: str  # idempotency key: stable for the same rule, sink and transition
+    sink: str  # the sink's configured name
+    rule: str  # the rule (or group) that produced it
+    ordering_key: str  # "Kind/namespace/name": order is kept per (sink, ordering_key)
+    message: Message
+    observed_at: float  # time.time() when the change was observed
+    catch_up: bool = False  # produced by comparing with state from before a restart
+    thread_key: str | None = None  # Slack threading: same key, same thread

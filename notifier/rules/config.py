@@ -1,0 +1,194 @@
+"""Rule settings as they appear in the config file: ``rules:``, ``defaults:``,
+``templates:`` and ``mute_windows:``.
+
+These models check shape and syntax only (types, unknown keys, durations,
+times, time zones). Everything that needs the rest of the file (sink names,
+template names, state names per kind, regexes, selectors, template source)
+is checked when the rules are compiled (``notifier.rules.compiling``), so
+that all errors of a file can be reported together with their key paths.
+"""
+
+from __future__ import annotations
+
+import re
+import zoneinfo
+from datetime import datetime, time
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from notifier.objects import Kind
+from notifier.rules.durations import Duration
+from notifier.transitions.model import EventType, Origin
+
+RULE_NAME_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?$"
+GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")
+_LABEL_GROUP = re.compile(r"label:[^\s,]+")
+_TIME_RANGE = re.compile(r"(\d{2}):(\d{2})\s*-\s*(\d{2}):(\d{2})")
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Action(StrEnum):
+    NOTIFY = "notify"
+    DROP = "drop"
+
+
+class TemplateSpec(_Spec):
+    """One message in up to three forms; a missing form falls back to the default template's.
+
+    ``text`` is a Jinja template. ``blocks`` and ``payload`` are YAML structures
+    whose strings are templates; a string that is exactly one ``{{ expression }}``
+    yields the expression's value itself (a list, a number), not its text.
+    """
+
+    text: str | None = None
+    blocks: list[Any] | None = None
+    payload: dict[str, Any] | None = None
+
+
+class OwnerSpec(_Spec):
+    kind: str | None = None
+    name: list[str] = []
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _one_name_is_a_list(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+
+class MatchSpec(_Spec):
+    """When a rule applies. Every field given must hold; a list holds when any item does."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    kinds: list[Kind] = []
+    namespaces: list[str] = []
+    namespace_selector: str | None = None
+    names: list[str] = []
+    labels: str | None = None
+    annotations: str | None = None
+    events: list[EventType] = []
+    from_states: list[str] = Field(default=[], alias="from")
+    to: list[str] = []
+    changed_fields: list[str] = Field(default=[], alias="fields")
+    owner: OwnerSpec | None = None
+    origins: list[Origin] | None = None  # None: the defaults' origins
+
+
+class RuleSpec(_Spec):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: str = Field(pattern=RULE_NAME_PATTERN)
+    description: str = ""
+    match: MatchSpec = MatchSpec()
+    action: Action = Action.NOTIFY
+    until: AwareDatetime | None = None
+    sinks: list[str] = []
+    continue_matching: bool = Field(default=False, alias="continue")
+    template: str | TemplateSpec | None = None
+    digest_template: str | TemplateSpec | None = None
+    honor_opt_out: bool = True
+    mute: list[str] = []
+    dedup_window: Duration | None = None
+    group_by: list[str] | None = None
+    group_wait: Duration | None = None
+    group_interval: Duration | None = None
+    repeat_interval: Duration | None = None
+
+    @field_validator("group_by")
+    @classmethod
+    def _known_group_labels(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else [_group_label(label) for label in value]
+
+    @model_validator(mode="after")
+    def _drop_sends_nothing(self) -> RuleSpec:
+        if self.until is not None and self.action is not Action.DROP:
+            raise ValueError("'until' is only allowed on drop rules (action: drop)")
+        if self.action is Action.DROP and self.sinks:
+            raise ValueError("a drop rule sends nothing: remove 'sinks'")
+        return self
+
+
+def _group_label(label: str) -> str:
+    if label in GROUP_LABELS or _LABEL_GROUP.fullmatch(label):
+        return label
+    expected = ", ".join(GROUP_LABELS)
+    raise ValueError(f"unknown group_by label {label!r}: expected one of {expected} or label:<key>")
+
+
+class DefaultsSpec(_Spec):
+    """Settings every rule inherits unless it sets its own."""
+
+    sinks: list[str] = []  # the default route, and the sinks of rules that name none
+    dedup_window: Duration = 60.0
+    group_by: list[str] = []  # empty: no grouping unless a rule asks for it
+    group_wait: Duration = 30.0
+    group_interval: Duration = 300.0
+    repeat_interval: Duration = 4 * 3600.0
+    digest_max_items: int = Field(default=20, ge=1, le=500)
+    notify_on_initial_list: bool = False
+    opt_out_annotation: str = "kube-notifier.io/ignore"
+    template: str = "default"
+    digest_template: str = "digest"
+
+    @field_validator("group_by")
+    @classmethod
+    def _known_group_labels(cls, value: list[str]) -> list[str]:
+        return [_group_label(label) for label in value]
+
+
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+class TimeRange(_Spec):
+    start: time
+    end: time  # before ``start``: the range runs past midnight
+
+
+class MuteIntervalSpec(_Spec):
+    """A time when rules naming this window stay quiet. Every field given must hold."""
+
+    start: AwareDatetime | None = None
+    end: AwareDatetime | None = None
+    weekdays: list[Weekday] = []
+    times: list[TimeRange] = []
+    timezone: str = "UTC"
+
+    @field_validator("times", mode="before")
+    @classmethod
+    def _parse_time_ranges(cls, value: object) -> object:
+        if isinstance(value, list):
+            return [_time_range(item) if isinstance(item, str) else item for item in value]
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        try:
+            zoneinfo.ZoneInfo(value)
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown time zone {value!r}: expected an IANA name") from None
+        return value
+
+    @model_validator(mode="after")
+    def _start_before_end(self) -> MuteIntervalSpec:
+        if self.start is not None and self.end is not None and self.end <= self.start:
+            raise ValueError("'end' must be after 'start'")
+        return self
+
+
+def _time_range(text: str) -> dict[str, str]:
+    found = _TIME_RANGE.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"invalid time range {text!r}: expected HH:MM-HH:MM")
+    start, end = f"{found[1]}:{found[2]}", f"{found[3]}:{found[4]}"
+    return {"start": start, "end": end}
+
+
+def as_timestamp(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()

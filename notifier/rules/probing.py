@@ -1,0 +1,100 @@
+"""A transition as the matchers see it, with the lookups a rule may need.
+
+``EvalContext`` carries what the service injects: the time (for ``until`` and
+mute windows), the Namespace-labels lookup for ``namespace_selector`` and the
+owner lookup for ``owner``. ``Probe`` wraps one transition for one
+evaluation and computes the costly facts (reached names, owner, namespace
+labels) at most once, and only if a rule asks.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import cast
+
+from notifier.objects import KubeObject, controller_of
+from notifier.transitions.model import Transition
+
+NamespaceLabels = Callable[[str], Mapping[str, str] | None]
+OwnerLookup = Callable[[KubeObject], tuple[str, str] | None]
+
+
+def no_namespace_labels(namespace: str) -> Mapping[str, str] | None:
+    """The lookup used when the service gives none: every namespace is unknown."""
+    return None
+
+
+def default_owner_of(obj: KubeObject) -> tuple[str, str] | None:
+    """``notifier.transitions.owners.owner_of`` when present, else the direct controller."""
+    return _owner_lookup()(obj)
+
+
+@cache
+def _owner_lookup() -> OwnerLookup:
+    try:
+        module = importlib.import_module("notifier.transitions.owners")
+    except ImportError:
+        return _direct_controller
+    return cast(OwnerLookup, module.owner_of)
+
+
+def _direct_controller(obj: KubeObject) -> tuple[str, str] | None:
+    reference = controller_of(obj)
+    return None if reference is None else (reference.kind, reference.name)
+
+
+@dataclass(frozen=True, slots=True)
+class EvalContext:
+    now: float  # wall-clock seconds, as time.time()
+    namespace_labels: NamespaceLabels = no_namespace_labels
+    owner_of: OwnerLookup = default_owner_of
+
+
+_UNSET: object = object()
+
+
+class Probe:
+    """One transition under evaluation; cheap to build, lazy about the rest."""
+
+    __slots__ = ("_labels_of_namespace", "_owner", "_reached", "context", "obj", "transition")
+
+    def __init__(self, transition: Transition, context: EvalContext) -> None:
+        self.transition = transition
+        self.context = context
+        self.obj: KubeObject = transition.obj
+        self._reached: frozenset[str] | None = None
+        self._owner: object = _UNSET
+        self._labels_of_namespace: object = _UNSET
+
+    @property
+    def reached(self) -> frozenset[str]:
+        if self._reached is None:
+            self._reached = self.transition.reached
+        return self._reached
+
+    @property
+    def owner(self) -> tuple[str, str] | None:
+        if self._owner is _UNSET:
+            self._owner = _safe_owner(self.context.owner_of, self.obj)
+        return cast(tuple[str, str] | None, self._owner)
+
+    @property
+    def namespace_labels(self) -> Mapping[str, str] | None:
+        if self._labels_of_namespace is _UNSET:
+            lookup = self.context.namespace_labels
+            self._labels_of_namespace = lookup(self.obj.metadata.namespace)
+        return cast(Mapping[str, str] | None, self._labels_of_namespace)
+
+    def opted_out(self, annotation: str) -> bool:
+        return self.obj.metadata.annotations.get(annotation, "").lower() == "true"
+
+
+def _safe_owner(lookup: OwnerLookup, obj: KubeObject) -> tuple[str, str] | None:
+    """An owner lookup that fails is treated as "no owner": matching must never raise."""
+    try:
+        return lookup(obj)
+    except Exception:
+        return None

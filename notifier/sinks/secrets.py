@@ -1,0 +1,53 @@
+"""Reading secrets at build time, and keeping them out of logs.
+
+A secret comes either inline (already expanded from ``${ENV}`` by the
+config loader) or from a ``*_file`` read once when the sink is built, the
+way Kubernetes mounts Secrets. Trailing newlines in files are dropped.
+
+Secret URLs (Slack incoming webhooks, webhook URLs with tokens in the path
+or query) are shown only as ``scheme://host[:port]/…`` by ``redact_url``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pydantic import SecretStr
+
+
+class SinkBuildError(Exception):
+    """A sink cannot be built from its config; the message names the sink and field."""
+
+
+def read_secret(sink: str, field: str, value: SecretStr | None, file: str | None) -> str | None:
+    """The secret's text, from ``value`` or from the file ``file``; None when neither is set."""
+    if value is not None:
+        return value.get_secret_value()
+    if file is None:
+        return None
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except OSError as err:
+        raise SinkBuildError(
+            f"sink {sink!r}: cannot read {field}_file {file!r}: {err.strerror}"
+        ) from None
+    return text.rstrip("\r\n")
+
+
+def require_secret(sink: str, field: str, value: SecretStr | None, file: str | None) -> str:
+    secret = read_secret(sink, field, value, file)
+    if not secret:
+        raise SinkBuildError(f"sink {sink!r}: {field} is empty")
+    return secret
+
+
+def redact_url(url: str) -> str:
+    """``https://hooks.slack.com/services/T/B/x`` -> ``https://hooks.slack.com/…``."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or "?"
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<invalid url>"
+    return f"{parts.scheme or '?'}://{host}{port}/…"

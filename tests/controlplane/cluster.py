@@ -1,0 +1,301 @@
+"""etcd + kube-apiserver (tier 1), plus controller-manager, scheduler and kwok (tier 2).
+
+Everything listens on 127.0.0.1 on free ports, lives in one run directory,
+and is stopped by PID. ``ControlPlane`` is what the pytest fixtures, the
+demo and the benchmarks share.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import shutil
+import ssl
+import tempfile
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.controlplane import assets
+from tests.controlplane.certs import Pki, make_pki
+from tests.controlplane.processes import (
+    RUNS_ROOT_NAME,
+    Process,
+    free_port,
+    reap_stale,
+    wait_until,
+)
+
+STAGES_DIR = Path(__file__).parent / "stages"
+FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+
+
+class ControlPlane:
+    def __init__(self, run_dir: Path | None = None, *, watch_cache: bool = True) -> None:
+        root = Path(tempfile.gettempdir()) / RUNS_ROOT_NAME
+        reap_stale(root)
+        root.mkdir(exist_ok=True)
+        self.run_dir = run_dir or Path(tempfile.mkdtemp(prefix="run-", dir=root))
+        (self.run_dir / "owner.pid").write_text(str(os.getpid()))
+        self.watch_cache = watch_cache
+        self.pki: Pki = make_pki(self.run_dir / "pki")
+        self.etcd_port = free_port()
+        self.apiserver_port = free_port()
+        self.kubeconfig = self.run_dir / "kubeconfig"
+        self.etcd: Process | None = None
+        self.apiserver: Process | None = None
+        self.extras: list[Process] = []
+
+    # -- tier 1 ----------------------------------------------------------
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.apiserver_port}"
+
+    @property
+    def etcd_url(self) -> str:
+        return f"http://127.0.0.1:{self.etcd_port}"
+
+    def start(self) -> ControlPlane:
+        self._start_etcd()
+        self.start_apiserver()
+        self._write_kubeconfig()
+        return self
+
+    def _start_etcd(self) -> None:
+        peer = free_port()
+        argv = [
+            str(assets.require("etcd")),
+            "--name=default",
+            f"--data-dir={self.run_dir / 'etcd'}",
+            f"--listen-client-urls={self.etcd_url}",
+            f"--advertise-client-urls={self.etcd_url}",
+            f"--listen-peer-urls=http://127.0.0.1:{peer}",
+            f"--initial-advertise-peer-urls=http://127.0.0.1:{peer}",
+            f"--initial-cluster=default=http://127.0.0.1:{peer}",
+            "--unsafe-no-fsync=true",
+            "--log-level=warn",
+        ]
+        self.etcd = Process("etcd", argv, self.run_dir)
+        self.etcd.start()
+        wait_until(
+            lambda: self._etcd_call("/health", None)["health"] == "true",
+            30,
+            "etcd health",
+            self.etcd,
+        )
+
+    def _apiserver_argv(self) -> list[str]:
+        pki = self.pki
+        return [
+            str(assets.require("kube-apiserver")),
+            f"--etcd-servers={self.etcd_url}",
+            "--bind-address=127.0.0.1",
+            "--advertise-address=127.0.0.1",
+            f"--secure-port={self.apiserver_port}",
+            f"--cert-dir={self.run_dir / 'apiserver-certs'}",
+            f"--tls-cert-file={pki.serving_cert}",
+            f"--tls-private-key-file={pki.serving_key}",
+            f"--client-ca-file={pki.ca_cert}",
+            "--authorization-mode=RBAC",
+            "--service-cluster-ip-range=10.0.0.0/24",
+            "--allow-privileged=true",
+            # No controller-manager in tier 1 creates the default ServiceAccounts.
+            "--disable-admission-plugins=ServiceAccount",
+            "--service-account-issuer=https://kubernetes.default.svc",
+            f"--service-account-key-file={pki.sa_pub}",
+            f"--service-account-signing-key-file={pki.sa_key}",
+            f"--watch-cache={'true' if self.watch_cache else 'false'}",
+            "--profiling=false",
+            "--max-requests-inflight=1000",
+            "--max-mutating-requests-inflight=500",
+            "--v=0",
+        ]
+
+    def start_apiserver(self) -> None:
+        self.apiserver = Process("kube-apiserver", self._apiserver_argv(), self.run_dir)
+        self.apiserver.start()
+        wait_until(
+            lambda: self.get("/readyz") == "ok", 60, "kube-apiserver /readyz", self.apiserver
+        )
+
+    def stop_apiserver(self) -> None:
+        if self.apiserver:
+            self.apiserver.stop()
+
+    def restart_apiserver(self) -> None:
+        self.stop_apiserver()
+        self.start_apiserver()
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(cafile=str(self.pki.ca_cert))
+        ctx.load_cert_chain(str(self.pki.admin_cert), str(self.pki.admin_key))
+        return ctx
+
+    def get(self, path: str, timeout: float = 5.0) -> str:
+        with urllib.request.urlopen(
+            self.server + path, context=self._ssl_context(), timeout=timeout
+        ) as resp:
+            body: bytes = resp.read()
+            return body.decode()
+
+    def _write_kubeconfig(self) -> None:
+        def b64(path: Path) -> str:
+            return base64.b64encode(path.read_bytes()).decode()
+
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [
+                {
+                    "name": "local",
+                    "cluster": {
+                        "server": self.server,
+                        "certificate-authority-data": b64(self.pki.ca_cert),
+                    },
+                }
+            ],
+            "users": [
+                {
+                    "name": "admin",
+                    "user": {
+                        "client-certificate-data": b64(self.pki.admin_cert),
+                        "client-key-data": b64(self.pki.admin_key),
+                    },
+                }
+            ],
+            "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
+            "current-context": "local",
+        }
+        self.kubeconfig.write_text(yaml.safe_dump(config))
+
+    # -- etcd ------------------------------------------------------------
+    def _etcd_call(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(
+            self.etcd_url + path, data=data, method="POST" if data else "GET"
+        )
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            result: dict[str, Any] = json.loads(resp.read())
+            return result
+
+    def etcd_revision(self) -> int:
+        header = self._etcd_call("/v3/kv/range", {"key": base64.b64encode(b"/").decode()})["header"]
+        return int(header["revision"])
+
+    def compact_etcd(self) -> int:
+        """Compact etcd to its current revision, so resuming an older watch gets 410 Gone."""
+        revision = self.etcd_revision()
+        self._etcd_call("/v3/kv/compaction", {"revision": str(revision), "physical": True})
+        return revision
+
+    # -- tier 2 ----------------------------------------------------------
+    def start_full_tier(self, nodes: int = 2) -> None:
+        """Controller-manager, scheduler and kwok with ``nodes`` fake nodes."""
+        if self.extras:
+            return
+        kcfg = str(self.kubeconfig)
+        common = [
+            f"--kubeconfig={kcfg}",
+            f"--authentication-kubeconfig={kcfg}",
+            f"--authorization-kubeconfig={kcfg}",
+            "--leader-elect=false",
+            "--bind-address=127.0.0.1",
+            f"--secure-port={free_port()}",
+        ]
+        kcm = [
+            str(assets.require("kube-controller-manager")),
+            *common,
+            f"--service-account-private-key-file={self.pki.sa_key}",
+            f"--root-ca-file={self.pki.ca_cert}",
+            "--use-service-account-credentials=false",
+            "--controllers=*,-nodeipam",
+            "--concurrent-deployment-syncs=10",
+            "--concurrent-replicaset-syncs=10",
+            "--kube-api-qps=200",
+            "--kube-api-burst=400",
+        ]
+        common[-1] = f"--secure-port={free_port()}"
+        scheduler = [
+            str(assets.require("kube-scheduler")),
+            *common,
+            "--kube-api-qps=200",
+            "--kube-api-burst=400",
+        ]
+        kwok = [
+            str(assets.require("kwok")),
+            f"--kubeconfig={kcfg}",
+            "--manage-all-nodes=false",
+            f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
+            f"--node-port={free_port()}",
+            f"--server-address=127.0.0.1:{free_port()}",
+            *(f"--config={stage}" for stage in self._stage_files()),
+        ]
+        for name, argv in (
+            ("kube-controller-manager", kcm),
+            ("kube-scheduler", scheduler),
+            ("kwok", kwok),
+        ):
+            proc = Process(name, argv, self.run_dir)
+            proc.start()
+            self.extras.append(proc)
+        for index in range(nodes):
+            self.kubectl_apply(self._fake_node(f"kwok-node-{index}"))
+
+    def _stage_files(self) -> list[Path]:
+        stock = assets.cache_dir() / assets.STAGES_DIR
+        wanted = (
+            "node-fast-node-initialize.yaml",
+            "node-heartbeat-with-lease-node-heartbeat-with-lease.yaml",
+        )
+        files = [stock / name for name in wanted if (stock / name).exists()]
+        return files + sorted(STAGES_DIR.glob("*.yaml"))
+
+    @staticmethod
+    def _fake_node(name: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {
+                "name": name,
+                "annotations": {FAKE_NODE_ANNOTATION: "fake"},
+                "labels": {"type": "kwok", "kubernetes.io/hostname": name},
+            },
+            "spec": {},
+            "status": {
+                "allocatable": {"cpu": "64", "memory": "256Gi", "pods": "2000"},
+                "capacity": {"cpu": "64", "memory": "256Gi", "pods": "2000"},
+            },
+        }
+
+    def kubectl(self, *args: str, input_text: str | None = None, check: bool = True) -> str:
+        import subprocess
+
+        argv = [str(assets.require("kubectl")), f"--kubeconfig={self.kubeconfig}", *args]
+        done = subprocess.run(
+            argv, input=input_text, capture_output=True, text=True, timeout=120, check=False
+        )
+        if check and done.returncode != 0:
+            raise RuntimeError(f"kubectl {' '.join(args)} failed: {done.stderr}")
+        return done.stdout
+
+    def kubectl_apply(self, manifest: dict[str, Any]) -> str:
+        return self.kubectl("apply", "-f", "-", input_text=json.dumps(manifest))
+
+    # -- teardown --------------------------------------------------------
+    def stop(self) -> None:
+        for proc in reversed(self.extras):
+            proc.stop()
+        self.extras.clear()
+        self.stop_apiserver()
+        if self.etcd:
+            self.etcd.stop()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def __enter__(self) -> ControlPlane:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
