@@ -1,15 +1,23 @@
 """Workqueue metrics on the default Prometheus registry, labeled by queue ``name``.
 
 ``name`` is the queue's purpose (one per kind or sink), never an object key:
-``queue_metrics`` rejects names that look like keys (``ns/name``) so the
+``queue_counts`` rejects names that look like keys (``ns/name``) so the
 label stays bounded.
 
-Counters and histograms are updated on every operation through children
-bound once per name, so the hot path skips the label lookup. The gauges
-(depth, unfinished work, longest running item) cost nothing per operation:
-they are computed from the live queues whenever the registry is read.
-Queues sharing a name add up (depth, unfinished work) or take the maximum
-(longest running item).
+Exposed (prefix ``kube_notifier_workqueue_``): ``adds_total``,
+``retries_total``, ``drops_total`` (counters); ``queue_duration_seconds``
+(add -> get) and ``work_duration_seconds`` (get -> done) (histograms);
+``depth``, ``unfinished_work_seconds``, ``longest_running_processor_seconds``
+(gauges).
+
+Why a collector instead of prometheus_client's Counter and Histogram: those
+take a lock of their own per increment, five per add/get/done, which cost
+as much as the queue itself. Here each queue keeps plain running totals
+(``QueueCounts``) that it updates under the lock it already holds, and one
+registry collector reads them, under that same lock, when the registry is
+scraped. Totals of a queue outlive the queue (counters never go back);
+its gauges leave with it. Queues sharing a name add up, except the longest
+running item, which is the longest of all.
 """
 
 from __future__ import annotations
@@ -17,36 +25,73 @@ from __future__ import annotations
 import re
 import threading
 import weakref
+from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from prometheus_client import REGISTRY, Counter, Histogram
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import REGISTRY
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+)
 from prometheus_client.metrics_core import Metric
+from prometheus_client.utils import floatToGoString
 
 _PREFIX = "kube_notifier_workqueue"
 _NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,62}")
 
-# From sub-millisecond hand-offs to a stuck worker; few buckets keep observe() cheap.
-_DURATION_BUCKETS = (0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 60.0, 300.0)
+# From sub-millisecond hand-offs to a stuck worker.
+DURATION_BUCKETS = (0.0001, 0.001, 0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 60.0, 300.0)
+_BUCKET_LABELS = [*map(floatToGoString, DURATION_BUCKETS), "+Inf"]
 
-ADDS = Counter(f"{_PREFIX}_adds_total", "Keys accepted into the queue.", ["name"])
-RETRIES = Counter(f"{_PREFIX}_retries_total", "Rate-limited re-adds of a key.", ["name"])
-DROPS = Counter(f"{_PREFIX}_drops_total", "Keys dropped after reaching the retry limit.", ["name"])
-QUEUE_DURATION = Histogram(
-    f"{_PREFIX}_queue_duration_seconds",
-    "Time from a key's add to the get that hands it to a worker.",
-    ["name"],
-    buckets=_DURATION_BUCKETS,
-)
-WORK_DURATION = Histogram(
-    f"{_PREFIX}_work_duration_seconds",
-    "Time from a key's get to its done.",
-    ["name"],
-    buckets=_DURATION_BUCKETS,
-)
+
+class DurationHistogram:
+    """Per-bucket (not cumulative) counts and the sum; the last bucket is +Inf."""
+
+    __slots__ = ("buckets", "total")
+
+    def __init__(self) -> None:
+        self.buckets = [0] * (len(DURATION_BUCKETS) + 1)
+        self.total = 0.0
+
+    def observe(self, seconds: float) -> None:
+        self.buckets[bisect_left(DURATION_BUCKETS, seconds)] += 1
+        self.total += seconds
+
+    def add(self, other: DurationHistogram) -> None:
+        self.buckets = [a + b for a, b in zip(self.buckets, other.buckets, strict=True)]
+        self.total += other.total
+
+    def cumulative(self) -> list[tuple[str, float]]:
+        running = 0
+        pairs: list[tuple[str, float]] = []
+        for label, count in zip(_BUCKET_LABELS, self.buckets, strict=True):
+            running += count
+            pairs.append((label, running))
+        return pairs
+
+
+@dataclass(slots=True, eq=False)
+class QueueCounts:
+    """Running totals of one queue. Every field is guarded by ``lock``, the queue's lock."""
+
+    name: str
+    lock: threading.Lock
+    adds: int = 0
+    retries: int = 0
+    drops: int = 0
+    queue_duration: DurationHistogram = field(default_factory=DurationHistogram)
+    work_duration: DurationHistogram = field(default_factory=DurationHistogram)
+
+    def add(self, other: QueueCounts) -> None:
+        """Fold ``other`` (a snapshot nobody else holds) into these totals."""
+        self.adds += other.adds
+        self.retries += other.retries
+        self.drops += other.drops
+        self.queue_duration.add(other.queue_duration)
+        self.work_duration.add(other.work_duration)
 
 
 class QueueStats(NamedTuple):
@@ -64,17 +109,6 @@ class StatsSource(Protocol):
     def stats(self) -> QueueStats: ...
 
 
-@dataclass(frozen=True, slots=True)
-class QueueMetrics:
-    """The per-operation metrics of one queue name, label already bound."""
-
-    adds: Counter
-    retries: Counter
-    drops: Counter
-    queue_duration: Histogram
-    work_duration: Histogram
-
-
 def validate_queue_name(name: str) -> str:
     if not _NAME_PATTERN.fullmatch(name):
         raise ValueError(
@@ -84,37 +118,46 @@ def validate_queue_name(name: str) -> str:
     return name
 
 
-@cache
-def queue_metrics(name: str) -> QueueMetrics:
-    validate_queue_name(name)
-    return QueueMetrics(
-        adds=ADDS.labels(name=name),
-        retries=RETRIES.labels(name=name),
-        drops=DROPS.labels(name=name),
-        queue_duration=QUEUE_DURATION.labels(name=name),
-        work_duration=WORK_DURATION.labels(name=name),
-    )
-
-
-class _LiveQueueGauges:
-    """A registry collector reading the gauges from every queue still alive."""
+class _QueueCollector:
+    """Reads every queue's totals and every live queue's gauges at scrape time."""
 
     def __init__(self) -> None:
-        self._sources: weakref.WeakSet[StatsSource] = weakref.WeakSet()
         self._lock = threading.Lock()
+        self._counts: list[QueueCounts] = []
+        self._live: weakref.WeakSet[StatsSource] = weakref.WeakSet()
 
-    def track(self, source: StatsSource) -> None:
+    def register(self, counts: QueueCounts, source: StatsSource) -> None:
         with self._lock:
-            self._sources.add(source)
+            self._counts.append(counts)
+            self._live.add(source)
 
     def describe(self) -> Iterable[Metric]:
         # Lets the registry learn our names without calling collect() at registration.
-        return _gauge_families({})
+        return [*_counter_families({}), *_gauge_families({})]
 
     def collect(self) -> Iterable[Metric]:
         with self._lock:
-            sources = list(self._sources)
-        return _gauge_families(_stats_by_name(sources))
+            counts = list(self._counts)
+            live = list(self._live)
+        return [*_counter_families(_totals_by_name(counts)), *_gauge_families(_stats_by_name(live))]
+
+
+def _snapshot(counts: QueueCounts) -> QueueCounts:
+    copy = QueueCounts(counts.name, counts.lock)
+    with counts.lock:
+        copy.add(counts)
+    return copy
+
+
+def _totals_by_name(all_counts: Iterable[QueueCounts]) -> dict[str, QueueCounts]:
+    totals: dict[str, QueueCounts] = {}
+    for counts in all_counts:
+        snapshot = _snapshot(counts)
+        if counts.name in totals:
+            totals[counts.name].add(snapshot)
+        else:
+            totals[counts.name] = snapshot
+    return totals
 
 
 def _stats_by_name(sources: Iterable[StatsSource]) -> dict[str, QueueStats]:
@@ -132,6 +175,35 @@ def _merge(a: QueueStats, b: QueueStats) -> QueueStats:
         unfinished_work_seconds=a.unfinished_work_seconds + b.unfinished_work_seconds,
         longest_running_seconds=max(a.longest_running_seconds, b.longest_running_seconds),
     )
+
+
+def _counter_families(totals: dict[str, QueueCounts]) -> list[Metric]:
+    adds = CounterMetricFamily(f"{_PREFIX}_adds", "Keys accepted into the queue.", labels=["name"])
+    retries = CounterMetricFamily(
+        f"{_PREFIX}_retries", "Rate-limited re-adds of a key.", labels=["name"]
+    )
+    drops = CounterMetricFamily(
+        f"{_PREFIX}_drops", "Keys dropped after reaching the retry limit.", labels=["name"]
+    )
+    queued = HistogramMetricFamily(
+        f"{_PREFIX}_queue_duration_seconds",
+        "Time from a key's add to the get that hands it to a worker.",
+        labels=["name"],
+    )
+    worked = HistogramMetricFamily(
+        f"{_PREFIX}_work_duration_seconds", "Time from a key's get to its done.", labels=["name"]
+    )
+    for name, counts in totals.items():
+        adds.add_metric([name], counts.adds)
+        retries.add_metric([name], counts.retries)
+        drops.add_metric([name], counts.drops)
+        _add_histogram(queued, name, counts.queue_duration)
+        _add_histogram(worked, name, counts.work_duration)
+    return [adds, retries, drops, queued, worked]
+
+
+def _add_histogram(family: HistogramMetricFamily, name: str, hist: DurationHistogram) -> None:
+    family.add_metric([name], buckets=hist.cumulative(), sum_value=hist.total)
 
 
 def _gauge_families(stats_by_name: dict[str, QueueStats]) -> list[Metric]:
@@ -153,10 +225,16 @@ def _gauge_families(stats_by_name: dict[str, QueueStats]) -> list[Metric]:
     return [depth, unfinished, longest]
 
 
-_LIVE_QUEUES = _LiveQueueGauges()
-REGISTRY.register(_LIVE_QUEUES)
+_COLLECTOR = _QueueCollector()
+REGISTRY.register(_COLLECTOR)
 
 
-def track_gauges(source: StatsSource) -> None:
-    """Report ``source``'s gauges on every registry read, for as long as it lives."""
-    _LIVE_QUEUES.track(source)
+def queue_counts(source: StatsSource, lock: threading.Lock) -> QueueCounts:
+    """New totals for ``source``, a queue guarded by ``lock``, reported from now on.
+
+    The totals are kept after the queue is gone (a few hundred bytes per
+    queue ever made); the gauges are read from ``source`` while it lives.
+    """
+    counts = QueueCounts(validate_queue_name(source.name), lock)
+    _COLLECTOR.register(counts, source)
+    return counts

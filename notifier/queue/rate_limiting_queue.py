@@ -56,7 +56,8 @@ class RateLimitingQueue(DelayingQueue[T]):
             return False
         if self._shutting_down:
             return False
-        self._metrics.retries.inc()
+        with self._lock:
+            self._counts.retries += 1
         self.add_after(key, self._limiter.when(key))
         return True
 
@@ -68,5 +69,6 @@ class RateLimitingQueue(DelayingQueue[T]):
 
     def _drop(self, key: T, retries: int) -> None:
         self._limiter.forget(key)
-        self._metrics.drops.inc()
+        with self._lock:
+            self._counts.drops += 1
         logger.warning("queue %s: dropping %r after %d retries", self._name, key, retries)

@@ -1,10 +1,10 @@
 """WorkQueue: the deduplicating FIFO of keys between informers and workers.
 
 Implements clauses 1-8 of the package contract (see ``notifier.queue``).
-Every operation takes one lock; getters sleep on a condition that ``add``
-signals only when someone is actually waiting, and drain waiters sleep on a
-second condition over the same lock so a worker's wake-up is never spent on
-them.
+Every operation takes one lock, and updates its metrics under it too;
+getters sleep on a condition that ``add`` signals only when someone is
+actually waiting, and drain waiters sleep on a second condition over the
+same lock so a worker's wake-up is never spent on them.
 
 Bookkeeping without extra objects per key: ``_dirty`` maps each key that
 needs processing to when it was added (the queue-duration start) and
@@ -21,7 +21,7 @@ from collections.abc import Hashable
 from typing import Generic, TypeVar
 
 from notifier.queue.clock import Clock
-from notifier.queue.metrics import QueueStats, queue_metrics, track_gauges
+from notifier.queue.metrics import QueueStats, queue_counts
 
 T = TypeVar("T", bound=Hashable)
 
@@ -30,7 +30,6 @@ class WorkQueue(Generic[T]):
     def __init__(self, name: str, *, clock: Clock = time.monotonic) -> None:
         self._name = name
         self._clock = clock
-        self._metrics = queue_metrics(name)
         self._lock = threading.Lock()
         self._item_ready = threading.Condition(self._lock)
         self._drained = threading.Condition(self._lock)
@@ -40,7 +39,7 @@ class WorkQueue(Generic[T]):
         self._idle_getters = 0
         self._drain_waiters = 0
         self._shutting_down = False
-        track_gauges(self)
+        self._counts = queue_counts(self, self._lock)  # last: it makes the queue visible
 
     @property
     def name(self) -> str:
@@ -68,9 +67,8 @@ class WorkQueue(Generic[T]):
                 return None
             key = self._queue.popleft()
             handed_out_at = self._clock()
-            added_at = self._dirty.pop(key)
             self._processing[key] = handed_out_at
-        self._metrics.queue_duration.observe(handed_out_at - added_at)
+            self._counts.queue_duration.observe(handed_out_at - self._dirty.pop(key))
         return key
 
     def done(self, key: T) -> None:
@@ -79,12 +77,11 @@ class WorkQueue(Generic[T]):
             started_at = self._processing.pop(key, None)
             if started_at is None:
                 raise ValueError(f"done({key!r}) on queue {self._name!r}: not being processed")
-            finished_at = self._clock()
+            self._counts.work_duration.observe(self._clock() - started_at)
             if key in self._dirty:
                 self._enqueue_locked(key)
             elif self._drain_waiters and self._is_drained_locked():
                 self._drained.notify_all()
-        self._metrics.work_duration.observe(finished_at - started_at)
 
     def shutdown(self) -> None:
         """Stop intake now; getters drain what is queued, then receive None."""
@@ -119,8 +116,8 @@ class WorkQueue(Generic[T]):
     def _add_locked(self, key: T) -> None:
         if self._shutting_down or key in self._dirty:
             return
-        self._dirty[key] = 0.0
-        self._metrics.adds.inc()
+        self._dirty[key] = self._clock()
+        self._counts.adds += 1
         if key not in self._processing:
             self._enqueue_locked(key)
 

@@ -7,6 +7,7 @@ built on it.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated
 
@@ -32,7 +33,7 @@ def parse_duration(value: object) -> float:
 
 
 def _non_negative(seconds: float) -> float:
-    if seconds < 0 or seconds != seconds:  # NaN compares unequal to itself
+    if not math.isfinite(seconds) or seconds < 0:
         raise ValueError(f"expected {EXPECTED}, got {seconds!r}")
     return seconds
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from notifier.objects import Kind, kind_of
+from notifier.objects import Kind
 from notifier.rules.patterns import NameFilter
 from notifier.rules.probing import Probe
 from notifier.rules.selectors import Selector
@@ -212,7 +212,3 @@ class Matcher:
             if not predicate.test(probe):
                 return predicate
         return None
-
-
-def object_kind(probe: Probe) -> Kind:
-    return kind_of(probe.obj)

@@ -79,7 +79,7 @@ class NameFilter:
 
 
 def parse_filter(items: Iterable[str]) -> NameFilter:
-    """Compile a pattern list; raises ``PatternErrors`` listing every bad item by position."""
+    """Compile a pattern list; raises ``PatternError`` listing every bad item by position."""
     include_exact: set[str] = set()
     include_patterns: list[NamePattern] = []
     exclude: list[NamePattern] = []
@@ -98,11 +98,11 @@ def parse_filter(items: Iterable[str]) -> NameFilter:
         else:
             include_patterns.append(pattern)
     if errors:
-        raise PatternErrors(errors)
+        raise PatternError(errors)
     return NameFilter(frozenset(include_exact), tuple(include_patterns), tuple(exclude), texts)
 
 
-class PatternErrors(ValueError):
+class PatternError(ValueError):
     """Bad items of one pattern list, as (position in the list, message)."""
 
     def __init__(self, errors: list[tuple[int, str]]) -> None:

@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import cast
+from typing import TypeVar, cast
 
 from notifier.objects import KubeObject, controller_of
 from notifier.transitions.model import Transition
@@ -54,6 +54,8 @@ class EvalContext:
 
 
 _UNSET: object = object()
+_A = TypeVar("_A")
+_R = TypeVar("_R")
 
 
 class Probe:
@@ -78,23 +80,23 @@ class Probe:
     @property
     def owner(self) -> tuple[str, str] | None:
         if self._owner is _UNSET:
-            self._owner = _safe_owner(self.context.owner_of, self.obj)
+            self._owner = _safely(self.context.owner_of, self.obj)
         return cast(tuple[str, str] | None, self._owner)
 
     @property
     def namespace_labels(self) -> Mapping[str, str] | None:
         if self._labels_of_namespace is _UNSET:
             lookup = self.context.namespace_labels
-            self._labels_of_namespace = lookup(self.obj.metadata.namespace)
+            self._labels_of_namespace = _safely(lookup, self.obj.metadata.namespace)
         return cast(Mapping[str, str] | None, self._labels_of_namespace)
 
     def opted_out(self, annotation: str) -> bool:
         return self.obj.metadata.annotations.get(annotation, "").lower() == "true"
 
 
-def _safe_owner(lookup: OwnerLookup, obj: KubeObject) -> tuple[str, str] | None:
-    """An owner lookup that fails is treated as "no owner": matching must never raise."""
+def _safely(lookup: Callable[[_A], _R | None], argument: _A) -> _R | None:
+    """A failing injected lookup counts as "unknown": matching must never raise."""
     try:
-        return lookup(obj)
+        return lookup(argument)
     except Exception:
         return None

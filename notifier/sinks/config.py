@@ -52,9 +52,7 @@ class SlackDeliveryOptions(DeliveryOptions):
     min_interval_seconds: float = Field(default=1.0, ge=0)
 
 
-def _secret_pair(
-    value: SecretStr | None, file: str | None, field: str, *, required: bool
-) -> None:
+def _secret_pair(value: SecretStr | None, file: str | None, field: str, *, required: bool) -> None:
     if value is not None and file is not None:
         raise ValueError(f"set either {field} or {field}_file, not both")
     if required and value is None and file is None:

@@ -121,6 +121,8 @@ class Reflector:
         self._wait_after_failure(stop, err)
 
     def _wait_after_failure(self, stop: threading.Event, err: Exception) -> None:
+        if stop.is_set():
+            return  # the stream was closed because we are stopping
         self._restarted("error")
         delay = self._backoff.next_delay()
         log.warning("%s: list/watch failed (%s); retrying in %.1fs", self._kind, err, delay)

@@ -57,7 +57,9 @@ def failure_for_response(
     code = error.strip()
     if status == 429 or code in _RATE_LIMITED:
         wait = parse_retry_after(_header(headers, "Retry-After"), now=now)
-        return SendError("rate_limited", retryable=True, retry_after=wait or _DEFAULT_RATE_LIMIT_WAIT)
+        return SendError(
+            "rate_limited", retryable=True, retry_after=wait or _DEFAULT_RATE_LIMIT_WAIT
+        )
     if status >= 500:
         return SendError(f"http_{min(status, 599)}", retryable=True, detail=code[:200])
     if code in _TRANSIENT:

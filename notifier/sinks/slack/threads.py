@@ -19,10 +19,11 @@ class ThreadStore(Protocol):
 
 
 class MemoryThreads:
-    """Thread roots for this process only; lost on restart."""
+    """Thread roots for this process only; lost on restart. Keeps the newest ``capacity``."""
 
-    def __init__(self) -> None:
+    def __init__(self, capacity: int = 10_000) -> None:
         self._roots: dict[tuple[str, str], str] = {}
+        self._capacity = capacity
         self._lock = threading.Lock()
 
     def thread_ts(self, scope: str, thread_key: str) -> str | None:
@@ -32,3 +33,5 @@ class MemoryThreads:
     def remember_thread(self, scope: str, thread_key: str, ts: str) -> None:
         with self._lock:
             self._roots[(scope, thread_key)] = ts
+            if len(self._roots) > self._capacity:
+                del self._roots[next(iter(self._roots))]  # dicts keep insertion order

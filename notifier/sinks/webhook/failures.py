@@ -36,20 +36,23 @@ def failure_for_exception(err: Exception, target: str) -> SendError:
     return SendError(reason, retryable=retryable, detail=f"{type(err).__name__} to {target}")
 
 
+# Checked in order: NameResolutionError and NewConnectionError subclass ConnectTimeoutError.
+_EXCEPTION_REASONS: tuple[tuple[type[Exception], str, bool], ...] = (
+    (http_errors.NameResolutionError, "dns_error", True),
+    (http_errors.NewConnectionError, "connection_error", True),
+    (http_errors.ConnectTimeoutError, "connect_timeout", True),
+    (http_errors.ReadTimeoutError, "timeout", True),
+    (http_errors.LocationValueError, "bad_url", False),
+)
+
+
 def _classify(err: Exception) -> tuple[str, bool]:
     if isinstance(err, http_errors.SSLError):
         return ("tls_verify_failed", False) if _failed_verification(err) else ("tls_error", True)
-    if isinstance(err, http_errors.NameResolutionError):
-        return "dns_error", True
-    if isinstance(err, http_errors.NewConnectionError):  # a ConnectTimeoutError subclass
-        return "connection_error", True
-    if isinstance(err, http_errors.ConnectTimeoutError):
-        return "connect_timeout", True
-    if isinstance(err, http_errors.ReadTimeoutError):
-        return "timeout", True
-    if isinstance(err, http_errors.LocationValueError):
-        return "bad_url", False
-    return "connection_error", True
+    for kind, reason, retryable in _EXCEPTION_REASONS:
+        if isinstance(err, kind):
+            return reason, retryable
+    return "connection_error", True  # resets, protocol errors: the request may not have arrived
 
 
 def _failed_verification(err: BaseException) -> bool:

@@ -34,4 +34,6 @@ def verify_signature(
         age = abs(now - int(timestamp))
     except ValueError:
         return False
-    return age <= tolerance_seconds and hmac.compare_digest(sign(secret, timestamp, body), signature)
+    return age <= tolerance_seconds and hmac.compare_digest(
+        sign(secret, timestamp, body), signature
+    )

@@ -90,7 +90,9 @@ class WebhookSink:
     def close(self) -> None:
         self._pool.clear()
 
-    def _headers(self, notification: Notification, body: bytes, content_type: str) -> dict[str, str]:
+    def _headers(
+        self, notification: Notification, body: bytes, content_type: str
+    ) -> dict[str, str]:
         headers = {
             **self._target.headers,
             "Content-Type": content_type,
@@ -105,14 +107,12 @@ class WebhookSink:
 
 
 def _pool_for(target: WebhookTarget, pool_size: int) -> urllib3.PoolManager:
-    tls: dict[str, str] = {"cert_reqs": "CERT_REQUIRED" if target.tls_verify else "CERT_NONE"}
-    if target.ca_file is not None:
-        tls["ca_certs"] = target.ca_file
     return urllib3.PoolManager(
         num_pools=2,
         maxsize=pool_size,
         block=False,
         retries=False,
         timeout=urllib3.Timeout(connect=target.connect_timeout, read=target.read_timeout),
-        **tls,
+        cert_reqs="CERT_REQUIRED" if target.tls_verify else "CERT_NONE",
+        ca_certs=target.ca_file,
     )

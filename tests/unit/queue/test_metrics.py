@@ -36,7 +36,7 @@ def test_depth_is_read_from_the_queue_on_scrape() -> None:
 
 
 def test_queue_duration_runs_from_add_to_get() -> None:
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     queue = _queue(clock)
     queue.add("a")
     clock.advance(0.25)
@@ -46,7 +46,7 @@ def test_queue_duration_runs_from_add_to_get() -> None:
 
 
 def test_work_duration_runs_from_get_to_done() -> None:
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     queue = _queue(clock)
     queue.add("a")
     queue.get(timeout=0)
@@ -54,12 +54,29 @@ def test_work_duration_runs_from_get_to_done() -> None:
     queue.done("a")
     assert _sample("work_duration_seconds_count", queue.name) == 1
     assert _sample("work_duration_seconds_sum", queue.name) == 0.5
-    bucket = {"name": queue.name, "le": "0.5"}
-    assert REGISTRY.get_sample_value("kube_notifier_workqueue_work_duration_seconds_bucket", bucket)
+
+
+def test_duration_buckets_are_cumulative() -> None:
+    clock = FakeClock(now=100.0)
+    queue = _queue(clock)
+    for key, seconds in [("fast", 0.25), ("slow", 2.0)]:
+        queue.add(key)
+        queue.get(timeout=0)
+        clock.advance(seconds)
+        queue.done(key)
+
+    def bucket(le: str) -> float | None:
+        labels = {"name": queue.name, "le": le}
+        return REGISTRY.get_sample_value(
+            "kube_notifier_workqueue_work_duration_seconds_bucket", labels
+        )
+
+    assert [bucket(le) for le in ["0.1", "0.5", "1.0", "5.0", "+Inf"]] == [0, 1, 1, 2, 2]
+    assert _sample("work_duration_seconds_count", queue.name) == 2
 
 
 def test_unfinished_and_longest_running_follow_the_keys_in_progress() -> None:
-    clock = FakeClock()
+    clock = FakeClock(now=100.0)
     queue = _queue(clock)
     queue.add("a")
     queue.add("b")
@@ -75,23 +92,31 @@ def test_unfinished_and_longest_running_follow_the_keys_in_progress() -> None:
     assert _sample("longest_running_processor_seconds", queue.name) == 0.0
 
 
-def test_queues_sharing_a_name_add_up() -> None:
+def test_queues_sharing_a_name_add_up_depth_and_work_and_keep_the_longest() -> None:
     name = unique_name()
-    first: WorkQueue[str] = WorkQueue(name)
-    second: WorkQueue[str] = WorkQueue(name)
+    clock = FakeClock()
+    first: WorkQueue[str] = WorkQueue(name, clock=clock)
+    second: WorkQueue[str] = WorkQueue(name, clock=clock)
     first.add("a")
     second.add("a")
     second.add("b")
-    assert _sample("depth", name) == 3
+    first.get(timeout=0)
+    clock.advance(2.0)
+    second.get(timeout=0)
+    clock.advance(1.0)
+    assert _sample("depth", name) == 1
+    assert _sample("unfinished_work_seconds", name) == 4.0  # 3 s + 1 s
+    assert _sample("longest_running_processor_seconds", name) == 3.0
 
 
-def test_a_collected_queue_leaves_the_gauges() -> None:
+def test_a_collected_queue_leaves_the_gauges_but_keeps_its_totals() -> None:
     queue = _queue(FakeClock())
     name = queue.name
     queue.add("a")
     del queue
     gc.collect()
     assert _sample("depth", name) is None
+    assert _sample("adds_total", name) == 1, "counters must not go back when a queue goes"
 
 
 @pytest.mark.parametrize("name", ["default/my-pod", "", "has space", "x" * 64])

@@ -234,9 +234,9 @@ def test_shutdown_with_drain_is_true_when_the_worker_finishes_in_time() -> None:
     queue = _new_queue()
     queue.add("a")
     queue.get()
+    started = time.monotonic()
     release = threading.Timer(0.05, queue.done, args=("a",))
     release.start()
-    started = time.monotonic()
     assert queue.shutdown_with_drain(2.0) is True
     assert time.monotonic() - started >= 0.04, "returned before the worker was done"
 

@@ -1,0 +1,111 @@
+"""``KeyedQueue``: one sink's envelopes, in order per ordering key, one key in flight at a time.
+
+The contract, close to client-go's workqueue but keeping every item:
+
+- envelopes of one key leave the queue in the order they were put;
+- ``take`` hands out the head of a key and that key is *in flight*: no
+  other envelope of it is handed out until ``done`` (the head is removed)
+  or ``retry_at`` / ``release`` (the head stays and waits);
+- a key waiting for a retry blocks only itself: other keys keep flowing;
+- keys take turns: after ``done``, a key with more envelopes goes to the
+  back of the line.
+
+``put`` never blocks or refuses: bounding the size is the caller's choice.
+Times are on the injected clock; ``take`` waits on a condition variable in
+real seconds, so tests with a fake clock pass ``timeout=0``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import threading
+from collections import deque
+from collections.abc import Callable
+
+from notifier.delivery.envelope import Envelope
+
+
+class KeyedQueue:
+    def __init__(self, clock: Callable[[], float]) -> None:
+        self._clock = clock
+        self._lanes: dict[str, deque[Envelope]] = {}
+        self._ready: deque[str] = deque()
+        self._waiting: list[tuple[float, int, str]] = []  # heap of (due, tiebreak, key)
+        self._tiebreak = itertools.count()
+        self._size = 0
+        self._closed = False
+        self._cond = threading.Condition()
+
+    def __len__(self) -> int:
+        return self._size
+
+    def put(self, envelope: Envelope) -> None:
+        with self._cond:
+            lane = self._lanes.get(envelope.key)
+            if lane is None:
+                self._lanes[envelope.key] = deque((envelope,))
+                self._ready.append(envelope.key)
+                self._cond.notify()
+            else:
+                lane.append(envelope)
+            self._size += 1
+
+    def take(self, timeout: float) -> Envelope | None:
+        """The head of the next ready key, or None after ``timeout`` or once closed."""
+        deadline = self._clock() + timeout
+        with self._cond:
+            while not self._closed:
+                now = self._clock()
+                self._promote_due(now)
+                if self._ready:
+                    return self._lanes[self._ready.popleft()][0]
+                if now >= deadline:
+                    return None
+                self._cond.wait(self._seconds_until_due(now, deadline))
+            return None
+
+    def done(self, envelope: Envelope) -> None:
+        """The head was handled for good: remove it, let the key's next envelope go."""
+        with self._cond:
+            lane = self._lanes[envelope.key]
+            lane.popleft()
+            self._size -= 1
+            if lane:
+                self._ready.append(envelope.key)
+                self._cond.notify()
+            else:
+                del self._lanes[envelope.key]
+
+    def retry_at(self, envelope: Envelope, when: float) -> None:
+        """Keep the head; hand it out again no sooner than ``when``."""
+        with self._cond:
+            heapq.heappush(self._waiting, (when, next(self._tiebreak), envelope.key))
+            self._cond.notify()
+
+    def release(self, envelope: Envelope) -> None:
+        """Keep the head, untried (stopping): it is first in line again."""
+        with self._cond:
+            self._ready.appendleft(envelope.key)
+            self._cond.notify()
+
+    def close(self) -> None:
+        """Wake every ``take``; from now on it returns None."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def oldest_observed_at(self) -> float | None:
+        """When the oldest queued notification was observed (heads are the oldest per key)."""
+        with self._cond:
+            heads = [lane[0].notification.observed_at for lane in self._lanes.values()]
+        return min(heads, default=None)
+
+    def _promote_due(self, now: float) -> None:
+        while self._waiting and self._waiting[0][0] <= now:
+            _, _, key = heapq.heappop(self._waiting)
+            self._ready.append(key)
+
+    def _seconds_until_due(self, now: float, deadline: float) -> float:
+        until = min(deadline, self._waiting[0][0]) if self._waiting else deadline
+        return max(0.0, until - now)

@@ -1,0 +1,221 @@
+"""From rule settings to a ``Ruleset``: every check that needs the whole file.
+
+``compile_ruleset`` resolves sink, template and mute-window names, checks
+``from``/``to`` words against the vocabulary of the rule's kinds, compiles
+patterns, selectors and templates, and merges each rule's noise settings
+with the defaults. It reports every problem at once (``RulesError``, each
+problem with its key path) and is otherwise pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from notifier.objects import Kind
+from notifier.rules.config import (
+    Action,
+    DefaultsSpec,
+    MatchSpec,
+    MuteIntervalSpec,
+    RuleSpec,
+    TemplateSpec,
+    as_timestamp,
+)
+from notifier.rules.errors import KeyPath, RuleProblems
+from notifier.rules.library import Role, TemplateLibrary, builtin_template
+from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
+from notifier.rules.muting import MuteWindow, compile_window
+from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.predicates import MatchCompiler
+from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.templating import CompiledTemplate
+from notifier.transitions.model import Origin
+
+DEFAULT_ROUTE = "default"
+ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})
+
+
+@dataclass(frozen=True)
+class RulesSource:
+    """The parts of a config file the rules are compiled from."""
+
+    rules: Sequence[tuple[int, RuleSpec]]  # (position under ``rules:``, rule)
+    defaults: DefaultsSpec = field(default_factory=DefaultsSpec)
+    templates: Mapping[str, TemplateSpec] = field(default_factory=dict)
+    mute_windows: Mapping[str, Sequence[MuteIntervalSpec]] = field(default_factory=dict)
+    sinks: Mapping[str, bool] = field(default_factory=dict)  # name -> enabled
+    cluster_name: str = ""
+
+
+def compile_ruleset(source: RulesSource) -> Ruleset:
+    """The ruleset, or ``RulesError`` listing every problem found."""
+    problems = RuleProblems()
+    compiler = _Compiler(source, problems)
+    rules = [compiler.rule(position, spec) for position, spec in source.rules]
+    default_route = compiler.default_route()
+    compiler.finish()
+    problems.raise_if_any()
+    compiled = [rule for rule in (*rules, default_route) if rule is not None]
+    return Ruleset(
+        rules=tuple(compiled),
+        fallback_template=builtin_template(Role.SINGLE),
+        fallback_digest_template=builtin_template(Role.DIGEST),
+        cluster_name=source.cluster_name,
+        sinks=dict(source.sinks),
+    )
+
+
+def default_origins(defaults: DefaultsSpec) -> frozenset[Origin]:
+    """Origins a rule accepts unless it lists its own: never resyncs, initial list on request."""
+    if defaults.notify_on_initial_list:
+        return ALWAYS_ORIGINS | {Origin.INITIAL_LIST}
+    return ALWAYS_ORIGINS
+
+
+class _Compiler:
+    def __init__(self, source: RulesSource, problems: RuleProblems) -> None:
+        self._source = source
+        self._defaults = source.defaults
+        self._problems = problems
+        self._templates = TemplateLibrary(source.templates, problems)
+        self._windows = {n: compile_window(n, s) for n, s in source.mute_windows.items()}
+        self._first_position: dict[str, int] = {}
+        self._used_templates: set[str] = set()
+        self._check_sinks(self._defaults.sinks, ("defaults", "sinks"))
+
+    def rule(self, position: int, spec: RuleSpec) -> CompiledRule | None:
+        path: KeyPath = ("rules", position)
+        self._check_name(spec.name, position)
+        before = len(self._problems.items)
+        matcher, kinds, namespaces = self._match(spec, path)
+        sinks = self._rule_sinks(spec, path)
+        template = self._template(spec.template, self._defaults.template, path, Role.SINGLE)
+        digest = self._template(
+            spec.digest_template, self._defaults.digest_template, path, Role.DIGEST
+        )
+        mutes = self._mutes(spec.mute, (*path, "mute"))
+        if len(self._problems.items) > before or template is None or digest is None:
+            return None
+        return CompiledRule(
+            name=spec.name,
+            position=position,
+            action=spec.action,
+            matcher=matcher,
+            kinds=kinds,
+            namespaces=namespaces,
+            sinks=sinks,
+            template=template,
+            digest_template=digest,
+            noise=self._noise(spec),
+            continue_matching=spec.continue_matching,
+            until=as_timestamp(spec.until),
+            mutes=mutes,
+            description=spec.description,
+        )
+
+    def default_route(self) -> CompiledRule | None:
+        """The implicit last rule sending unmatched transitions to ``defaults.sinks``."""
+        defaults = self._defaults
+        if not defaults.sinks:
+            return None
+        where: KeyPath = ("defaults",)
+        template = self._templates.named(defaults.template, (*where, "template"), Role.SINGLE)
+        digest = self._templates.named(
+            defaults.digest_template, (*where, "digest_template"), Role.DIGEST
+        )
+        if template is None or digest is None:
+            return None
+        predicates = (NotOptedOut(defaults.opt_out_annotation), OriginIn(default_origins(defaults)))
+        return CompiledRule(
+            name=DEFAULT_ROUTE,
+            position=len(self._source.rules),
+            action=Action.NOTIFY,
+            matcher=Matcher(predicates),
+            kinds=frozenset(Kind),
+            namespaces=None,
+            sinks=self._enabled(defaults.sinks),
+            template=template,
+            digest_template=digest,
+            noise=self._noise(RuleSpec(name=DEFAULT_ROUTE)),
+            is_default_route=True,
+            description="transitions no rule matched",
+        )
+
+    def finish(self) -> None:
+        self._templates.check_unused(self._used_templates)
+
+    def _check_name(self, name: str, position: int) -> None:
+        if name == DEFAULT_ROUTE:
+            message = f"the rule name {DEFAULT_ROUTE!r} is reserved for the default route"
+            self._problems.add(("rules", position, "name"), message)
+        elif name in self._first_position:
+            first = self._first_position[name]
+            message = f"duplicate rule name {name!r} (first used by rules[{first}])"
+            self._problems.add(("rules", position, "name"), message)
+        else:
+            self._first_position[name] = position
+
+    def _match(
+        self, spec: RuleSpec, path: KeyPath
+    ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
+        match: MatchSpec = spec.match
+        origins = frozenset(match.origins) if match.origins else default_origins(self._defaults)
+        optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
+        compiler = MatchCompiler(self._problems, (*path, "match"))
+        return compiler.compile(match, origins=origins, opt_out_annotation=optout)
+
+    def _rule_sinks(self, spec: RuleSpec, path: KeyPath) -> tuple[str, ...]:
+        if spec.action is Action.DROP:
+            return ()
+        if not spec.sinks and not self._defaults.sinks:
+            self._problems.add(
+                (*path, "sinks"), "the rule sends nowhere: list 'sinks' or set defaults.sinks"
+            )
+        self._check_sinks(spec.sinks, (*path, "sinks"))
+        return self._enabled(spec.sinks or self._defaults.sinks)
+
+    def _check_sinks(self, names: Sequence[str], path: KeyPath) -> None:
+        defined = ", ".join(sorted(self._source.sinks)) or "none"
+        for position, name in enumerate(names):
+            if name not in self._source.sinks:
+                self._problems.add((*path, position), f"unknown sink {name!r} (defined: {defined})")
+
+    def _enabled(self, names: Sequence[str]) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(name for name in names if self._source.sinks.get(name)))
+
+    def _template(
+        self, ref: str | TemplateSpec | None, default: str, path: KeyPath, role: Role
+    ) -> CompiledTemplate | None:
+        key = "template" if role is Role.SINGLE else "digest_template"
+        if isinstance(ref, TemplateSpec):
+            return self._templates.inline(ref, (*path, key), role)
+        name = ref or default
+        self._used_templates.add(name)
+        where = (*path, key) if ref else ("defaults", key)
+        return self._templates.named(name, where, role)
+
+    def _mutes(self, names: Sequence[str], path: KeyPath) -> tuple[MuteWindow, ...]:
+        defined = ", ".join(sorted(self._windows)) or "none"
+        for position, name in enumerate(names):
+            if name not in self._windows:
+                self._problems.add(
+                    (*path, position), f"unknown mute window {name!r} (defined: {defined})"
+                )
+        return tuple(self._windows[name] for name in names if name in self._windows)
+
+    def _noise(self, spec: RuleSpec) -> NoisePolicy:
+        defaults = self._defaults
+        group_by = defaults.group_by if spec.group_by is None else spec.group_by
+        return NoisePolicy(
+            dedup_window=_first(spec.dedup_window, defaults.dedup_window),
+            group_by=tuple(group_by),
+            group_wait=_first(spec.group_wait, defaults.group_wait),
+            group_interval=_first(spec.group_interval, defaults.group_interval),
+            repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
+            max_listed=defaults.digest_max_items,
+        )
+
+
+def _first(value: float | None, default: float) -> float:
+    return default if value is None else value

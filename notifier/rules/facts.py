@@ -1,0 +1,297 @@
+"""What a message can say about a transition: the variables templates see.
+
+``single_context`` turns one transition into a flat dict of plain values
+(strings, numbers, lists, small dicts) plus the objects themselves (``obj``,
+``old``, ``new``). ``digest_context`` does the same for a group of
+transitions. The names are listed in ``SINGLE_NAMES`` / ``DIGEST_NAMES`` so
+templates can be checked for unknown variables at load; docs/rules.md
+describes each one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from notifier.objects import Condition, Deployment, KubeObject, Pod, Service
+from notifier.rules.containers import container_facts
+from notifier.rules.durations import format_duration
+from notifier.transitions.model import Transition
+
+# Display order: what needs attention first.
+_RANK = {
+    name: rank
+    for rank, name in enumerate(
+        (
+            "OOMKilled",
+            "CrashLoopBackOff",
+            "ImagePullBackOff",
+            "ErrImagePull",
+            "CreateContainerConfigError",
+            "Evicted",
+            "Failed",
+            "Stuck",
+            "ReplicaFailure",
+            "Unavailable",
+            "NotReady",
+            "Deleted",
+            "Terminating",
+            "Unknown",
+        )
+    )
+}
+_CRITICAL = frozenset(list(_RANK)[:9])
+_WARNING = frozenset({"Unavailable", "NotReady", "Terminating", "Unknown", "Deleted"})
+_MAX_CHANGES_SHOWN = 5
+_MAX_VALUE_CHARS = 80
+
+SINGLE_NAMES = frozenset(
+    {
+        "cluster", "rule", "kind", "namespace", "name", "key", "uid", "resource_version",
+        "event", "origin", "old_states", "new_states", "entered", "left", "signals", "reached",
+        "state", "transition", "summary", "severity", "reason", "message", "container",
+        "restart_count", "exit_code", "owner", "owner_text", "age", "age_seconds", "changes",
+        "changes_text", "details", "replicas", "labels", "annotations", "obj", "old", "new",
+        "observed_at", "catch_up", "final_state_unknown",
+    }
+)  # fmt: skip
+DIGEST_NAMES = frozenset(
+    {"cluster", "rule", "count", "omitted", "members", "items", "group", "group_text",
+     "kinds", "summary", "severity", "observed_at"}
+)  # fmt: skip
+
+
+def ordered(names: Iterable[str]) -> list[str]:
+    """States and signals in display order: problems first, then alphabetical."""
+    return sorted(names, key=lambda name: (_RANK.get(name, len(_RANK)), name))
+
+
+def single_context(
+    transition: Transition, *, cluster: str, rule: str, owner: tuple[str, str] | None
+) -> dict[str, Any]:
+    obj, meta = transition.obj, transition.obj.metadata
+    reached = ordered(transition.reached)
+    context: dict[str, Any] = {
+        "cluster": cluster,
+        "rule": rule,
+        "kind": str(transition.kind),
+        "namespace": meta.namespace,
+        "name": meta.name,
+        "key": str(transition.key),
+        "uid": meta.uid,
+        "resource_version": meta.resource_version,
+        "event": str(transition.event),
+        "origin": str(transition.origin),
+        "old_states": ordered(transition.old_states),
+        "new_states": ordered(transition.new_states),
+        "entered": ordered(transition.entered),
+        "left": ordered(transition.left),
+        "signals": ordered(transition.signals),
+        "reached": reached,
+        "state": reached[0] if reached else "",
+        "severity": severity_of(reached),
+        "owner": None if owner is None else {"kind": owner[0], "name": owner[1]},
+        "owner_text": "" if owner is None else f"created by {owner[0]} {owner[1]}",
+        "labels": dict(meta.labels),
+        "annotations": dict(meta.annotations),
+        "obj": obj,
+        "old": transition.old,
+        "new": transition.new,
+        "observed_at": rfc3339(transition.observed_at),
+        "catch_up": transition.origin == "catch_up",
+        "final_state_unknown": transition.final_state_unknown,
+    }
+    context.update(_transition_text(transition, cluster))
+    context.update(_age(meta.creation_timestamp, transition.observed_at))
+    context.update(_changes(transition))
+    context.update(_condition_facts(transition))
+    context["details"] = _details(context)
+    return context
+
+
+def severity_of(reached: Sequence[str]) -> str:
+    if _CRITICAL.intersection(reached):
+        return "critical"
+    return "warning" if _WARNING.intersection(reached) else "info"
+
+
+def _transition_text(transition: Transition, cluster: str) -> dict[str, str]:
+    before = ordered(transition.left) or ordered(transition.old_states)
+    after = ordered(transition.reached) or ordered(transition.new_states)
+    text = f"{', '.join(before) or str(transition.event)} -> {', '.join(after) or 'unchanged'}"
+    where = f"{transition.kind} {transition.key}"
+    prefix = f"[{cluster}] " if cluster else ""
+    return {"transition": text, "summary": f"{prefix}{where}: {text}"}
+
+
+def _age(created: str | None, observed_at: float) -> dict[str, Any]:
+    started = parse_time(created)
+    if started is None or observed_at <= 0:
+        return {"age": "", "age_seconds": None}
+    seconds = max(observed_at - started, 0.0)
+    return {"age": format_duration(seconds), "age_seconds": int(seconds)}
+
+
+def _changes(transition: Transition) -> dict[str, Any]:
+    changes = [{"path": c.path, "old": c.old, "new": c.new} for c in transition.changes]
+    shown = [
+        f"{c.path}: {_clip(c.old)} -> {_clip(c.new)}"
+        for c in transition.changes[:_MAX_CHANGES_SHOWN]
+    ]
+    hidden = len(changes) - len(shown)
+    text = "; ".join(shown) + (f"; and {hidden} more" if hidden > 0 else "")
+    return {"changes": changes, "changes_text": text}
+
+
+def _clip(value: str | None) -> str:
+    if value is None:
+        return "(none)"
+    return value if len(value) <= _MAX_VALUE_CHARS else value[: _MAX_VALUE_CHARS - 1] + "…"
+
+
+def _condition_facts(transition: Transition) -> dict[str, Any]:
+    """``reason``, ``message``, ``container``, ``restart_count`` and ``exit_code`` per kind."""
+    obj = transition.obj
+    if isinstance(obj, Pod):
+        return _pod_facts(obj, transition.old)
+    if isinstance(obj, Deployment):
+        return _deployment_facts(obj)
+    return _service_facts(obj)
+
+
+def _pod_facts(pod: Pod, old: KubeObject | None) -> dict[str, Any]:
+    container = container_facts(pod, old if isinstance(old, Pod) else None)
+    statuses = pod.status.container_statuses + pod.status.init_container_statuses
+    reason = pod.status.reason or (container["reason"] if container else "")
+    message = pod.status.message or (container["message"] if container else "")
+    return {
+        "reason": reason,
+        "message": message,
+        "container": container,
+        "restart_count": sum(status.restart_count for status in statuses),
+        "exit_code": container["exit_code"] if container else None,
+        "replicas": "",
+    }
+
+
+def _deployment_facts(deployment: Deployment) -> dict[str, Any]:
+    conditions = deployment.status.conditions
+    chosen = next((c for c in conditions if _is_trouble(c)), next(iter(conditions), None))
+    ready, wanted = deployment.status.ready_replicas, deployment.spec.replicas
+    return {
+        "reason": chosen.reason if chosen else "",
+        "message": chosen.message if chosen else "",
+        "container": None,
+        "restart_count": 0,
+        "exit_code": None,
+        "replicas": f"{ready}/{wanted if wanted is not None else '?'} ready",
+    }
+
+
+def _is_trouble(condition: Condition) -> bool:
+    """``ReplicaFailure`` is bad when true; ``Available`` and ``Progressing`` when false."""
+    if condition.type == "ReplicaFailure":
+        return condition.status == "True"
+    return condition.status == "False"
+
+
+def _service_facts(service: Service) -> dict[str, Any]:
+    return {
+        "reason": "",
+        "message": f"type {service.spec.type}",
+        "container": None,
+        "restart_count": 0,
+        "exit_code": None,
+        "replicas": "",
+    }
+
+
+def _details(context: dict[str, Any]) -> list[list[str]]:
+    """Label/value pairs for the default message, leaving out what is unknown."""
+    pairs = [
+        ["Reason", _joined(context["reason"], context["message"])],
+        ["Container", _container_text(context["container"])],
+        ["Replicas", context["replicas"]],
+        ["Owner", context["owner_text"]],
+        ["Age", context["age"]],
+        ["Changed", context["changes_text"]],
+    ]
+    return [pair for pair in pairs if pair[1]]
+
+
+def _joined(reason: str, message: str) -> str:
+    message = message if len(message) <= 500 else message[:499] + "…"
+    return f"{reason}: {message}" if reason and message else reason or message
+
+
+def _container_text(container: dict[str, Any] | None) -> str:
+    if container is None:
+        return ""
+    parts = [container["name"]]
+    if container["exit_code"] is not None:
+        parts.append(f"exit code {container['exit_code']}")
+    restarts = container["restart_count"]
+    parts.append(f"{restarts} restart{'' if restarts == 1 else 's'}")
+    if container["last_reason"]:
+        parts.append(f"last terminated: {container['last_reason']}")
+    return ", ".join(parts)
+
+
+def digest_context(
+    members: Sequence[dict[str, Any]],
+    *,
+    total: int,
+    cluster: str,
+    rule: str,
+    group: Sequence[tuple[str, str]],
+) -> dict[str, Any]:
+    """The context of a group digest; ``members`` are single contexts, already truncated."""
+    kinds = sorted({member["kind"] for member in members})
+    reached = ordered({name for member in members for name in member["reached"]})
+    group_text = ", ".join(f"{label}={value}" for label, value in group)
+    noun = f"{kinds[0]}s" if len(kinds) == 1 else "objects"
+    where = _common(members, "namespace")
+    headline = f"{total} {noun}" + (f" in {where}" if where else "")
+    headline += f": {', '.join(reached) or 'changed'} (rule {rule})"
+    return {
+        "cluster": cluster,
+        "rule": rule,
+        "count": total,
+        "omitted": total - len(members),
+        "members": list(members),
+        "items": [_item(member) for member in members],
+        "group": dict(group),
+        "group_text": group_text,
+        "kinds": kinds,
+        "summary": (f"[{cluster}] " if cluster else "") + headline,
+        "severity": severity_of(reached),
+        "observed_at": members[0]["observed_at"] if members else "",
+    }
+
+
+def _common(members: Sequence[dict[str, Any]], field: str) -> str:
+    values = {member[field] for member in members}
+    return values.pop() if len(values) == 1 else ""
+
+
+def _item(member: dict[str, Any]) -> dict[str, Any]:
+    fields = ("kind", "namespace", "name", "uid", "transition", "reason", "observed_at")
+    return {field: member[field] for field in fields}
+
+
+def parse_time(value: str | None) -> float | None:
+    """Seconds since the epoch of an RFC 3339 time as the API writes it; None if absent or odd."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+
+
+def rfc3339(seconds: float) -> str:
+    if seconds <= 0:
+        return ""
+    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")

@@ -1,0 +1,62 @@
+"""Rules metrics on the default Prometheus registry.
+
+Labels are bounded: ``reason`` is a ``SuppressReason``, ``outcome`` and
+``part`` are fixed words, ``form`` is ``single`` or ``digest``. Rule
+names, namespaces and objects never become labels.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from prometheus_client import Counter, Gauge
+
+
+class SuppressReason(StrEnum):
+    """Why a matched (or would-be matched) transition sent nothing."""
+
+    DEDUP = "dedup"  # the same object and transition was sent within the dedup window
+    GROUP = "group"  # folded into a group digest instead of being sent alone
+    DROP_RULE = "drop_rule"  # a drop rule matched
+    STARTUP = "startup"  # initial-list or resync origin that no rule opted in to
+    MUTE = "mute"  # the matching rule is in a mute window
+    OPT_OUT = "opt_out"  # the object carries the opt-out annotation
+
+
+SUPPRESSED = Counter(
+    "kube_notifier_rules_suppressed_total",
+    "Transitions or notifications not sent, by reason.",
+    ["reason"],
+)
+EVALUATIONS = Counter(
+    "kube_notifier_rules_evaluations_total",
+    "Transitions evaluated against the rules, by outcome.",
+    ["outcome"],
+)
+NOTIFICATIONS = Counter(
+    "kube_notifier_rules_notifications_total",
+    "Notifications produced by the rules (one per sink), by form.",
+    ["form"],
+)
+RENDER_FAILURES = Counter(
+    "kube_notifier_rules_render_failures_total",
+    "Template parts that failed to render and fell back to the built-in template.",
+    ["part"],
+)
+PENDING_GROUPS = Gauge(
+    "kube_notifier_rules_pending_groups",
+    "Notification groups currently held by the noise control.",
+)
+
+for _reason in SuppressReason:
+    SUPPRESSED.labels(reason=_reason.value)
+for _outcome in ("matched", "unmatched", "suppressed"):
+    EVALUATIONS.labels(outcome=_outcome)
+for _form in ("single", "digest"):
+    NOTIFICATIONS.labels(form=_form)
+for _part in ("text", "blocks", "payload"):
+    RENDER_FAILURES.labels(part=_part)
+
+
+def count_suppressed(reason: SuppressReason, amount: int = 1) -> None:
+    SUPPRESSED.labels(reason=reason.value).inc(amount)

@@ -1,0 +1,19 @@
+"""How one rule wants its notifications thinned out: dedup and grouping settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class NoisePolicy:
+    dedup_window: float = 60.0  # seconds; 0 turns dedup off
+    group_by: tuple[str, ...] = ()  # empty: every notification is sent on its own
+    group_wait: float = 30.0
+    group_interval: float = 300.0
+    repeat_interval: float = 4 * 3600.0
+    max_listed: int = 20
+
+    @property
+    def grouped(self) -> bool:
+        return bool(self.group_by)

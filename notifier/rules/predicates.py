@@ -1,0 +1,136 @@
+"""Compiling a rule's ``match:`` into a ``Matcher``, checking every word and pattern.
+
+Problems are added with the key path of the offending item
+(``rules[3].match.to[1]``). State and signal names are checked against the
+vocabulary of the kinds the rule names (all kinds when it names none): a
+name must exist for at least one of them, and ``from`` takes states only,
+since signals exist only in the transition that carries them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from notifier.objects import Kind
+from notifier.rules.config import MatchSpec
+from notifier.rules.errors import KeyPath, RuleProblems
+from notifier.rules.matching import (
+    AnnotationsMatch,
+    ChangedFields,
+    EventIs,
+    KindIs,
+    LabelsMatch,
+    LeavesFrom,
+    Matcher,
+    NameIn,
+    NamespaceIn,
+    NamespaceLabelsMatch,
+    NotOptedOut,
+    OriginIn,
+    OwnerIs,
+    Predicate,
+    Reaches,
+)
+from notifier.rules.patterns import NameFilter, PatternError, parse_filter
+from notifier.rules.selectors import Selector, parse_selector
+from notifier.transitions.model import Origin
+from notifier.transitions.vocabulary import SIGNALS, STATES
+
+_ALL_KINDS = frozenset(Kind)
+
+
+class MatchCompiler:
+    def __init__(self, problems: RuleProblems, path: KeyPath) -> None:
+        self._problems = problems
+        self._path = path
+
+    def compile(
+        self, match: MatchSpec, *, origins: frozenset[Origin], opt_out_annotation: str | None
+    ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
+        """The matcher, the kinds and the exact namespaces (None: any) to index it by."""
+        kinds = frozenset(match.kinds) or _ALL_KINDS
+        namespaces = self._names(match.namespaces, ("namespaces",))
+        candidates: list[Predicate | None] = [
+            KindIs(kinds) if kinds != _ALL_KINDS else None,
+            self._reaches(match.to, kinds),
+            EventIs(frozenset(match.events)) if match.events else None,
+            self._leaves(match.from_states, kinds),
+            NamespaceIn(namespaces) if not namespaces.is_empty else None,
+            self._name_in(match.names),
+            ChangedFields(tuple(match.changed_fields)) if match.changed_fields else None,
+            self._selector(match.labels, "labels", LabelsMatch),
+            self._selector(match.annotations, "annotations", AnnotationsMatch, free=True),
+            self._owner(match),
+            self._selector(match.namespace_selector, "namespace_selector", NamespaceLabelsMatch),
+            NotOptedOut(opt_out_annotation) if opt_out_annotation else None,
+            OriginIn(origins) if origins != frozenset(Origin) else None,
+        ]
+        predicates = tuple(p for p in candidates if p is not None)
+        return Matcher(predicates), kinds, namespaces.exact_names()
+
+    def _name_in(self, names: Sequence[str]) -> Predicate | None:
+        compiled = self._names(names, ("names",))
+        return None if compiled.is_empty else NameIn(compiled)
+
+    def _owner(self, match: MatchSpec) -> Predicate | None:
+        if match.owner is None:
+            return None
+        names = self._names(match.owner.name, ("owner", "name"))
+        return OwnerIs(match.owner.kind, names)
+
+    def _names(self, items: Sequence[str], keys: tuple[str, ...]) -> NameFilter:
+        try:
+            return parse_filter(items)
+        except PatternError as exc:
+            for position, message in exc.errors:
+                self._problems.add((*self._path, *keys, position), message)
+        return parse_filter(())
+
+    def _selector(
+        self,
+        text: str | None,
+        key: str,
+        predicate: type[LabelsMatch] | type[AnnotationsMatch] | type[NamespaceLabelsMatch],
+        *,
+        free: bool = False,
+    ) -> Predicate | None:
+        if text is None:
+            return None
+        try:
+            selector: Selector = parse_selector(text, free_values=free)
+        except ValueError as exc:
+            self._problems.add((*self._path, key), str(exc))
+            return None
+        return predicate(selector)
+
+    def _reaches(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
+        known = frozenset().union(*(STATES[kind] | SIGNALS[kind] for kind in kinds))
+        self._check_words(names, "to", kinds, known)
+        return Reaches(frozenset(names)) if names else None
+
+    def _leaves(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
+        known = frozenset().union(*(STATES[kind] for kind in kinds))
+        signals = frozenset().union(*(SIGNALS[kind] for kind in kinds))
+        for position, name in enumerate(names):
+            if name in signals and name not in known:
+                message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
+                self._problems.add((*self._path, "from", position), message)
+        self._check_words(names, "from", kinds, known | signals)
+        return LeavesFrom(frozenset(names)) if names else None
+
+    def _check_words(
+        self, names: Sequence[str], key: str, kinds: frozenset[Kind], known: frozenset[str]
+    ) -> None:
+        for position, name in enumerate(names):
+            if name not in known:
+                message = _unknown_word(name, kinds, known)
+                self._problems.add((*self._path, key, position), message)
+
+
+def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(known), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    expected = ", ".join(sorted(known)) or "none"
+    kind_text = "/".join(sorted(kinds))
+    return f"unknown state or signal {name!r} for {kind_text}{hint}; expected one of: {expected}"

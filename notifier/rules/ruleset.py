@@ -1,0 +1,216 @@
+"""The compiled rules: ordered, indexed by kind and namespace, evaluated per transition.
+
+Routing follows Alertmanager: rules are tried in file order and the first
+that matches wins, unless it says ``continue: true``, in which case later
+rules are tried too. A matching drop rule ends evaluation and sends
+nothing (routes already matched by earlier ``continue`` rules still send).
+A drop rule past its ``until`` is skipped. The default route (``defaults.
+sinks``) is a last, implicit rule that applies only when nothing else
+matched. A matching rule inside one of its mute windows takes the
+transition like any match but sends nothing.
+
+``Ruleset`` is immutable and shared by all worker threads. Evaluation is
+pure: the time and lookups come in an ``EvalContext``.
+
+Indexing: each rule is filed under the kinds it names (all kinds if none)
+and, when its ``namespaces`` are all exact names, under those names;
+others are filed as "any namespace". The candidates for (kind, namespace)
+are precomputed at compile time, in file order, so evaluation only ever
+looks at rules that could match.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from notifier.objects import Kind
+from notifier.rules.config import Action
+from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
+from notifier.rules.metrics import SuppressReason
+from notifier.rules.muting import MuteWindow
+from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.probing import EvalContext, Probe
+from notifier.rules.templating import CompiledTemplate
+from notifier.transitions.model import Transition
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CompiledRule:
+    name: str
+    position: int  # order of evaluation; the default route is last
+    action: Action
+    matcher: Matcher
+    kinds: frozenset[Kind]
+    namespaces: frozenset[str] | None  # exact names it is indexed by; None: any
+    sinks: tuple[str, ...]  # enabled sinks only: a disabled sink receives nothing
+    template: CompiledTemplate
+    digest_template: CompiledTemplate
+    noise: NoisePolicy
+    continue_matching: bool = False
+    until: float | None = None
+    mutes: tuple[MuteWindow, ...] = ()
+    is_default_route: bool = False
+    description: str = ""
+
+    def expired(self, now: float) -> bool:
+        return self.until is not None and now >= self.until
+
+    def muted(self, now: float) -> MuteWindow | None:
+        return next((window for window in self.mutes if window.active(now)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    routes: tuple[CompiledRule, ...]  # rules that matched and will notify
+    muted: tuple[CompiledRule, ...] = ()
+    dropped_by: CompiledRule | None = None
+    suppressed: SuppressReason | None = None  # why nothing is sent, when that is deliberate
+
+
+class Outcome(StrEnum):
+    MATCHED = "matched"
+    DROPPED = "dropped"
+    MUTED = "muted"
+    NOT_MATCHED = "not matched"
+    EXPIRED = "expired"
+    NOT_REACHED = "not reached"
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What one rule made of one transition, for ``rules test --explain``."""
+
+    rule: CompiledRule
+    outcome: Outcome
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _KindIndex:
+    by_namespace: Mapping[str, tuple[CompiledRule, ...]]
+    any_namespace: tuple[CompiledRule, ...]
+
+
+class _Misses:
+    """Why rules failed to match, to tell a deliberate suppression from "no rule applies"."""
+
+    __slots__ = ("opted_out", "startup")
+
+    def __init__(self) -> None:
+        self.opted_out = False
+        self.startup = False
+
+    def note(self, failed: object) -> None:
+        self.opted_out = self.opted_out or isinstance(failed, NotOptedOut)
+        self.startup = self.startup or isinstance(failed, OriginIn)
+
+    def reason(
+        self, routes: list[CompiledRule], muted: list[CompiledRule]
+    ) -> SuppressReason | None:
+        if routes:
+            return None
+        if muted:
+            return SuppressReason.MUTE
+        if self.opted_out:
+            return SuppressReason.OPT_OUT
+        return SuppressReason.STARTUP if self.startup else None
+
+
+@dataclass(frozen=True, eq=False)
+class Ruleset:
+    rules: tuple[CompiledRule, ...]
+    fallback_template: CompiledTemplate  # the built-in templates, used when a render fails
+    fallback_digest_template: CompiledTemplate
+    cluster_name: str = ""
+    sinks: Mapping[str, bool] = field(default_factory=dict)  # every configured sink: enabled?
+    _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in Kind})
+
+    def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:
+        index = self._index[kind]
+        return index.by_namespace.get(namespace, index.any_namespace)
+
+    def evaluate(self, transition: Transition, context: EvalContext) -> Evaluation:
+        probe = Probe(transition, context)
+        routes: list[CompiledRule] = []
+        muted: list[CompiledRule] = []
+        misses = _Misses()
+        for rule in self.candidates(transition.kind, probe.obj.metadata.namespace):
+            if rule.is_default_route and (routes or muted):
+                break
+            if rule.expired(context.now):
+                continue
+            failed = rule.matcher.first_failure(probe)
+            if failed is not None:
+                misses.note(failed)
+                continue
+            if rule.action is Action.DROP:
+                return _dropped(routes, muted, rule)
+            (muted if rule.muted(context.now) else routes).append(rule)
+            if not rule.continue_matching:
+                break
+        return Evaluation(tuple(routes), tuple(muted), None, misses.reason(routes, muted))
+
+    def explain(self, transition: Transition, context: EvalContext) -> tuple[Verdict, ...]:
+        """Every rule's verdict, in order, ignoring the index (slow; for people)."""
+        probe = Probe(transition, context)
+        verdicts: list[Verdict] = []
+        stopped_by: CompiledRule | None = None
+        matched_any = False
+        for rule in self.rules:
+            verdict = _verdict(rule, probe, stopped_by, matched_any)
+            verdicts.append(verdict)
+            if verdict.outcome in (Outcome.MATCHED, Outcome.MUTED, Outcome.DROPPED):
+                matched_any = True
+                stopped = verdict.outcome is Outcome.DROPPED or not rule.continue_matching
+                stopped_by = stopped_by or (rule if stopped else None)
+        return tuple(verdicts)
+
+
+def _dropped(
+    routes: list[CompiledRule], muted: list[CompiledRule], rule: CompiledRule
+) -> Evaluation:
+    reason = None if routes else SuppressReason.DROP_RULE
+    return Evaluation(tuple(routes), tuple(muted), rule, reason)
+
+
+def _verdict(
+    rule: CompiledRule, probe: Probe, stopped_by: CompiledRule | None, matched_any: bool
+) -> Verdict:
+    if stopped_by is not None:
+        return Verdict(rule, Outcome.NOT_REACHED, f"rule {stopped_by.name!r} matched first")
+    if rule.is_default_route and matched_any:
+        return Verdict(rule, Outcome.NOT_REACHED, "the default route is for unmatched transitions")
+    if rule.expired(probe.context.now):
+        return Verdict(rule, Outcome.EXPIRED, "its 'until' has passed")
+    failed = rule.matcher.first_failure(probe)
+    if failed is not None:
+        return Verdict(rule, Outcome.NOT_MATCHED, failed.why_not(probe))
+    return _match_verdict(rule, probe.context.now)
+
+
+def _match_verdict(rule: CompiledRule, now: float) -> Verdict:
+    if rule.action is Action.DROP:
+        return Verdict(rule, Outcome.DROPPED, "a drop rule")
+    window = rule.muted(now)
+    if window is not None:
+        return Verdict(rule, Outcome.MUTED, f"mute window {window.name!r} is active")
+    return Verdict(rule, Outcome.MATCHED, "continue: true" if rule.continue_matching else "")
+
+
+def _index_kind(rules: tuple[CompiledRule, ...], kind: Kind) -> _KindIndex:
+    of_kind = [rule for rule in rules if kind in rule.kinds]
+    anywhere = tuple(rule for rule in of_kind if rule.namespaces is None)
+    by_namespace: dict[str, list[CompiledRule]] = {}
+    for rule in of_kind:
+        for namespace in rule.namespaces or ():
+            by_namespace.setdefault(namespace, []).append(rule)
+    merged = {
+        namespace: tuple(sorted({*listed, *anywhere}, key=lambda rule: rule.position))
+        for namespace, listed in by_namespace.items()
+    }
+    return _KindIndex(merged, anywhere)

@@ -1,0 +1,135 @@
+"""Message templates: compiled once at load, rendered in a Jinja2 sandbox.
+
+A template has three parts, one per form a sink needs: ``text`` (plain
+text), ``blocks`` (Slack Block Kit) and ``payload`` (the webhook body).
+``text`` is one Jinja template. ``blocks`` and ``payload`` are YAML
+structures whose strings are templates; a string that is exactly one
+``{{ expression }}`` yields the expression's value (a list, a number, a
+dict), and list items that yield null are left out, so a block can be
+optional.
+
+``TemplateCompiler`` compiles parts, checks that they use only the
+variables the context will hold (``StrictUndefined`` would otherwise fail
+only when a message is sent) and collects every problem with its key path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+from jinja2 import meta
+from jinja2.sandbox import SandboxedEnvironment
+
+from notifier.rules.durations import format_duration
+from notifier.rules.errors import KeyPath, RuleProblems
+
+Render = Callable[[Mapping[str, Any]], Any]
+
+_ONE_EXPRESSION = re.compile(r"\s*\{\{(?P<expression>.*?)\}\}\s*", re.DOTALL)
+_SLACK_FIELD_LIMIT = 10
+
+
+def make_environment() -> SandboxedEnvironment:
+    environment = SandboxedEnvironment(
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.filters["duration"] = format_duration
+    environment.filters["mrkdwn_fields"] = mrkdwn_fields
+    return environment
+
+
+def mrkdwn_fields(details: list[list[str]]) -> list[dict[str, str]]:
+    """``details`` pairs as Slack section fields (at most ten, as Slack allows)."""
+    shown = details[:_SLACK_FIELD_LIMIT]
+    return [{"type": "mrkdwn", "text": f"*{label}*\n{value}"[:2000]} for label, value in shown]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTemplate:
+    name: str
+    text: Render
+    blocks: Render
+    payload: Render
+
+
+class TemplateCompiler:
+    """Compiles template parts; problems are added to ``problems`` instead of raised."""
+
+    def __init__(self, environment: SandboxedEnvironment, problems: RuleProblems) -> None:
+        self._environment = environment
+        self._problems = problems
+
+    def text(self, source: str, path: KeyPath, names: frozenset[str]) -> Render | None:
+        tree = self._parsed(source, path, names)
+        if tree is None:
+            return None
+        template = self._environment.from_string(tree)
+        return template.render
+
+    def shape(self, value: Any, path: KeyPath, names: frozenset[str]) -> Render | None:
+        """Compile a structure whose strings are templates."""
+        if isinstance(value, str):
+            return self._leaf(value, path, names)
+        if isinstance(value, dict):
+            return self._mapping(value, path, names)
+        if isinstance(value, list):
+            return self._sequence(value, path, names)
+        return lambda context: value
+
+    def _leaf(self, source: str, path: KeyPath, names: frozenset[str]) -> Render | None:
+        found = _ONE_EXPRESSION.fullmatch(source)
+        if found is None or _has_markup(found["expression"]):
+            return self.text(source, path, names)
+        if self._parsed(source, path, names) is None:
+            return None
+        expression = self._environment.compile_expression(found["expression"], False)
+        return lambda context: expression(**context)
+
+    def _mapping(
+        self, value: dict[Any, Any], path: KeyPath, names: frozenset[str]
+    ) -> Render | None:
+        parts = [(key, self.shape(item, (*path, str(key)), names)) for key, item in value.items()]
+        compiled = [(key, render) for key, render in parts if render is not None]
+        if len(compiled) < len(parts):
+            return None
+        return lambda context: {key: render(context) for key, render in compiled}
+
+    def _sequence(self, value: list[Any], path: KeyPath, names: frozenset[str]) -> Render | None:
+        parts = [self.shape(item, (*path, index), names) for index, item in enumerate(value)]
+        compiled = [render for render in parts if render is not None]
+        if len(compiled) < len(parts):
+            return None
+        return lambda context: [
+            v for v in (render(context) for render in compiled) if v is not None
+        ]
+
+    def _parsed(
+        self, source: str, path: KeyPath, names: frozenset[str]
+    ) -> jinja2.nodes.Template | None:
+        """The syntax tree of ``source`` if it compiles and uses only ``names``."""
+        try:
+            tree = self._environment.parse(source)
+        except jinja2.TemplateSyntaxError as exc:
+            self._problems.add(path, f"template does not compile: line {exc.lineno}: {exc}")
+            return None
+        unknown = sorted(meta.find_undeclared_variables(tree) - names)
+        for name in unknown:
+            self._problems.add(path, f"template uses unknown variable {name!r}{_hint(name, names)}")
+        return None if unknown else tree
+
+
+def _has_markup(expression: str) -> bool:
+    return any(token in expression for token in ("{{", "}}", "{%", "%}", "{#"))
+
+
+def _hint(name: str, names: frozenset[str]) -> str:
+    close = difflib.get_close_matches(name, sorted(names), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -1,0 +1,86 @@
+"""Building sinks from their config: the one place that reads ``*_file`` secrets.
+
+``build_sink`` raises ``SinkBuildError`` naming the sink and the field when
+a secret file cannot be read or a URL is unusable, so a bad config fails at
+start, not at the first notification.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from notifier.sinks.base import Sink
+from notifier.sinks.config import (
+    ConsoleSinkConfig,
+    SinkConfig,
+    SlackSinkConfig,
+    WebhookSinkConfig,
+)
+from notifier.sinks.console import ConsoleSink
+from notifier.sinks.secrets import SinkBuildError, read_secret, require_secret
+from notifier.sinks.slack import ApiPoster, IncomingWebhookPoster, Poster, SlackSink, ThreadStore
+from notifier.sinks.webhook import WebhookSink
+from notifier.sinks.webhook.bodies import CloudEventsIdentity
+from notifier.sinks.webhook.sink import WebhookTarget
+
+
+def build_sink(config: SinkConfig, *, threads: ThreadStore) -> Sink:
+    if isinstance(config, ConsoleSinkConfig):
+        return ConsoleSink(config.name, max_lines=config.max_lines)
+    if isinstance(config, WebhookSinkConfig):
+        return _webhook(config)
+    return _slack(config, threads)
+
+
+def _webhook(config: WebhookSinkConfig) -> WebhookSink:
+    url = _checked_url(
+        config.name, "url", require_secret(config.name, "url", config.url, config.url_file)
+    )
+    secret = read_secret(config.name, "hmac_secret", config.hmac_secret, config.hmac_secret_file)
+    target = WebhookTarget(
+        url=url,
+        headers=dict(config.headers),
+        hmac_secret=secret.encode() if secret else None,
+        body_format=config.format,
+        cloudevents=CloudEventsIdentity(config.cloudevents_source, config.cloudevents_type),
+        tls_verify=config.tls_verify,
+        ca_file=config.ca_file,
+        connect_timeout=config.connect_timeout_seconds,
+        read_timeout=config.read_timeout_seconds,
+    )
+    return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
+
+
+def _slack(config: SlackSinkConfig, threads: ThreadStore) -> SlackSink:
+    poster: Poster
+    if config.uses_bot_token:
+        assert config.channel is not None  # the model's validator guarantees it
+        token = require_secret(config.name, "token", config.token, config.token_file)
+        poster = ApiPoster(
+            token=token,
+            channel=config.channel,
+            base_url=config.base_url,
+            timeout=config.timeout_seconds,
+        )
+    else:
+        raw = require_secret(
+            config.name, "webhook_url", config.webhook_url, config.webhook_url_file
+        )
+        url = _checked_url(config.name, "webhook_url", raw)
+        poster = IncomingWebhookPoster(url=url, timeout=config.timeout_seconds)
+    scope = f"{config.name}@{config.channel or ''}"
+    return SlackSink(
+        config.name, poster, threads=threads if config.threads else None, thread_scope=scope
+    )
+
+
+def _checked_url(sink: str, field: str, url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        usable = False
+    if not usable:
+        # The URL is a secret: say what is wrong, not what it is.
+        raise SinkBuildError(f"sink {sink!r}: {field} must be an http(s) URL with a host")
+    return url

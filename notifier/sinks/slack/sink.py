@@ -1,0 +1,54 @@
+"""``SlackSink``: Block Kit with the text fallback, fitted to Slack's limits, optionally threaded.
+
+With threading on and a poster that can thread (bot token), the first
+notification for a ``thread_key`` starts a thread and its ``ts`` is kept in
+the ``ThreadStore``; later notifications with that key reply in it. Sends
+for one thread key are serialized (striped locks) so two concurrent first
+messages cannot start two threads. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from notifier.notifications import Notification
+from notifier.sinks.slack.limits import fit_blocks, fit_text
+from notifier.sinks.slack.posting import Poster
+from notifier.sinks.slack.threads import ThreadStore
+
+_LOCK_STRIPES = 64
+
+
+class SlackSink:
+    def __init__(
+        self, name: str, poster: Poster, *, threads: ThreadStore | None, thread_scope: str
+    ) -> None:
+        self._name = name
+        self._poster = poster
+        self._threads = threads if poster.can_thread else None
+        self._thread_scope = thread_scope
+        self._stripes = tuple(threading.Lock() for _ in range(_LOCK_STRIPES))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def integration(self) -> str:
+        return "slack"
+
+    def send(self, notification: Notification) -> None:
+        text = fit_text(notification.message.text)
+        blocks = fit_blocks(notification.message.blocks)
+        thread_key = notification.thread_key
+        if self._threads is None or thread_key is None:
+            self._poster.post(text, blocks, None)
+            return
+        with self._stripes[hash(thread_key) % _LOCK_STRIPES]:
+            root = self._threads.thread_ts(self._thread_scope, thread_key)
+            ts = self._poster.post(text, blocks, root)
+            if root is None and ts is not None:
+                self._threads.remember_thread(self._thread_scope, thread_key, ts)
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,20 @@
+"""Durable state in one SQLite file: outbox, dead letters, Slack threads, last-seen objects."""
+
+from notifier.state.config import StateConfig
+from notifier.state.database import StateUnavailableError
+from notifier.state.dead_letters import DeadLetter
+from notifier.state.outbox import Failure, Outbox
+from notifier.state.seen import SeenRecord, decode_object, encode_object
+from notifier.state.store import StateStore
+
+__all__ = [
+    "DeadLetter",
+    "Failure",
+    "Outbox",
+    "SeenRecord",
+    "StateConfig",
+    "StateStore",
+    "StateUnavailableError",
+    "decode_object",
+    "encode_object",
+]

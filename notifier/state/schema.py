@@ -1,0 +1,73 @@
+"""The state database's tables, and the one migration there is so far.
+
+``user_version`` records the schema version. A database from a newer
+release is refused as ``IncompatibleSchemaError`` (moved aside, fresh start)
+rather than guessed at.
+
+- ``outbox``: notifications written before they are sent; a row is deleted
+  when its notification is delivered or dead-lettered. ``seq`` orders them.
+- ``dead_letters``: notifications given up on, with why; pruned by age.
+- ``slack_threads``: the ``ts`` of each thread's first message; pruned by age.
+- ``seen``: the last object state the worker acted on, per kind and key.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+SCHEMA_VERSION = 1
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY,
+    sink TEXT NOT NULL,
+    body BLOB NOT NULL,
+    stored_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_by_sink ON outbox (sink, seq);
+CREATE INDEX IF NOT EXISTS outbox_by_age ON outbox (stored_at);
+
+CREATE TABLE IF NOT EXISTS dead_letters (
+    id INTEGER PRIMARY KEY,
+    notification_id TEXT NOT NULL,
+    sink TEXT NOT NULL,
+    ordering_key TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    body BLOB NOT NULL,
+    dead_at REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dead_letters_by_age ON dead_letters (dead_at);
+
+CREATE TABLE IF NOT EXISTS slack_threads (
+    scope TEXT NOT NULL,
+    thread_key TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    PRIMARY KEY (scope, thread_key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS slack_threads_by_age ON slack_threads (created_at);
+
+CREATE TABLE IF NOT EXISTS seen (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    uid TEXT NOT NULL,
+    resource_version TEXT NOT NULL,
+    object BLOB NOT NULL,
+    PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+"""
+
+
+class IncompatibleSchemaError(sqlite3.DatabaseError):
+    """The database was written by a newer kube-notifier."""
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    (version,) = conn.execute("PRAGMA user_version").fetchone()
+    if version > SCHEMA_VERSION:
+        raise IncompatibleSchemaError(f"schema version {version} is newer than {SCHEMA_VERSION}")
+    if version < SCHEMA_VERSION:
+        conn.executescript(_TABLES)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

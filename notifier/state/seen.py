@@ -1,0 +1,111 @@
+"""The last object state the worker acted on, per kind and key, kept across restarts.
+
+After a restart the worker compares these records with the objects it
+lists and emits catch-up transitions only for real changes. Objects are
+stored as msgspec JSON of ``notifier.objects`` structs (``encode_object`` /
+``decode_object``). Reads see this process's own writes at once, even
+before they are committed. Records are not pruned by age: a record goes
+when the worker forgets it (the object was deleted).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from functools import partial
+from typing import NamedTuple
+
+import msgspec
+
+from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.state.pending import PendingWrites
+from notifier.state.reader import Reader
+from notifier.state.writer import BatchWriter, WriteOp
+
+_object_decoder: msgspec.json.Decoder[KubeObject] = msgspec.json.Decoder(KubeObject)
+
+
+class SeenRecord(NamedTuple):
+    uid: str
+    resource_version: str
+    encoded: bytes  # msgspec JSON of the object
+
+
+def encode_object(obj: KubeObject) -> bytes:
+    return msgspec.json.encode(obj)
+
+
+def decode_object(encoded: bytes) -> KubeObject:
+    """The struct back (its kind is in the JSON); raises ``msgspec.DecodeError``."""
+    return _object_decoder.decode(encoded)
+
+
+class SeenObjects:
+    def __init__(self, writer: BatchWriter, reader: Reader) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._pending: PendingWrites[tuple[str, str], SeenRecord] = PendingWrites()
+
+    def last_seen(self, kind: Kind, key: ObjectKey) -> SeenRecord | None:
+        found, record = self._pending.lookup((kind.value, key))
+        if found:
+            return record
+        rows = self._reader.rows(
+            "SELECT uid, resource_version, object FROM seen WHERE kind = ? AND key = ?",
+            (kind.value, key),
+        )
+        return SeenRecord(*rows[0]) if rows else None
+
+    def record_seen(
+        self, kind: Kind, key: ObjectKey, *, uid: str, resource_version: str, encoded: bytes
+    ) -> None:
+        record = SeenRecord(uid, resource_version, encoded)
+        self._write((kind.value, key), record, partial(_upsert, (kind.value, key, *record)))
+
+    def forget_seen(self, kind: Kind, key: ObjectKey) -> None:
+        self._write((kind.value, key), None, partial(_delete, (kind.value, key)))
+
+    def all_seen(self, kind: Kind) -> dict[ObjectKey, SeenRecord]:
+        """Every record of ``kind``: meant for the comparison at start, before workers write."""
+        pending = self._pending.snapshot()
+        rows = self._reader.rows(
+            "SELECT key, uid, resource_version, object FROM seen WHERE kind = ?", (kind.value,)
+        )
+        records = {ObjectKey(key): SeenRecord(*rest) for key, *rest in rows}
+        return _overlaid(records, kind, pending.items())
+
+    def _write(
+        self,
+        key: tuple[str, str],
+        record: SeenRecord | None,
+        op: WriteOp,
+    ) -> None:
+        token = self._pending.put(key, record)
+        self._writer.submit(op, partial(self._pending.settle, key, token))
+
+
+def _overlaid(
+    records: dict[ObjectKey, SeenRecord],
+    kind: Kind,
+    pending: Iterable[tuple[tuple[str, str], SeenRecord | None]],
+) -> dict[ObjectKey, SeenRecord]:
+    for (pending_kind, key), record in pending:
+        if pending_kind != kind.value:
+            continue
+        if record is None:
+            records.pop(ObjectKey(key), None)
+        else:
+            records[ObjectKey(key)] = record
+    return records
+
+
+def _upsert(row: tuple[str, str, str, str, bytes], conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO seen (kind, key, uid, resource_version, object)"
+        " VALUES (?, ?, ?, ?, ?)",
+        row,
+    )
+
+
+def _delete(key: tuple[str, str], conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM seen WHERE kind = ? AND key = ?", key)

@@ -1,0 +1,65 @@
+"""``StateStore``: the durable state of one kube-notifier process, in one SQLite file.
+
+It holds the outbox, the dead letters, Slack thread roots and the last
+object state acted on per key, all written by one ``BatchWriter`` thread
+(group commits, submission order) and read through one read connection.
+Old dead letters, thread roots and abandoned outbox rows are pruned by the
+writer every ``prune_interval_seconds``. See ``database`` for what happens
+when the file is missing, corrupt, locked or unusable.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from functools import partial
+
+from notifier.state.config import StateConfig
+from notifier.state.database import open_database
+from notifier.state.dead_letters import DeadLetters, prune_dead_letters
+from notifier.state.outbox import Outbox, expire_outbox
+from notifier.state.reader import Reader
+from notifier.state.seen import SeenObjects
+from notifier.state.threads import SlackThreads, prune_threads
+from notifier.state.writer import BatchWriter, Chore
+
+_HOUR = 3600.0
+
+
+class StateStore:
+    def __init__(self, config: StateConfig, *, clock: Callable[[], float] = time.time) -> None:
+        """Open (or create) the database at ``config.path`` and start the writer thread.
+
+        Raises ``StateUnavailableError`` when the path cannot be used at all.
+        """
+        connections = open_database(config.path, lock_timeout=config.lock_timeout_seconds)
+        prune = Chore(config.prune_interval_seconds, partial(_prune, config, clock))
+        self._writer = BatchWriter(connections.writer, chores=(prune,))
+        self._reader = Reader(connections.reader)
+        self.outbox = Outbox(self._writer, self._reader, clock=clock)
+        self.dead_letters = DeadLetters(self._reader)
+        self.threads = SlackThreads(self._writer, self._reader, clock=clock)
+        self.seen = SeenObjects(self._writer, self._reader)
+        self._writer.start()
+
+    @property
+    def healthy(self) -> bool:
+        """False once the writer thread is gone (closed or crashed)."""
+        return self._writer.alive
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every write submitted so far is committed; False on timeout."""
+        return self._writer.flush(timeout)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Commit what is queued (within ``timeout``) and close the database."""
+        self._writer.close(timeout)
+        self._reader.close()
+
+
+def _prune(config: StateConfig, clock: Callable[[], float], conn: sqlite3.Connection) -> None:
+    now = clock()
+    prune_dead_letters(conn, older_than=now - config.dead_letter_retention_hours * _HOUR)
+    prune_threads(conn, older_than=now - config.thread_retention_hours * _HOUR)
+    expire_outbox(conn, older_than=now - config.outbox_retention_hours * _HOUR, now=now)

@@ -1,0 +1,56 @@
+"""From informer deltas to queued keys (the informers' DeltaHandler)."""
+
+from __future__ import annotations
+
+import threading
+
+from notifier.objects import Kind, ObjectKey
+from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.source.deltas import Delta
+from notifier.transitions.model import Origin
+from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
+from notifier.workers.pending import Pending
+
+
+class Intake:
+    def __init__(self, queue: RateLimitingQueue[WorkKey], known: Known) -> None:
+        self._queue = queue
+        self._known = known
+        self._pending: dict[WorkKey, Pending] = {}
+        self._lock = threading.Lock()
+
+    def handle(self, deltas: list[Delta]) -> None:
+        keys: list[WorkKey] = []
+        with self._lock:
+            for delta in deltas:
+                key = WorkKey(delta.kind, delta.key)
+                pending = self._pending.get(key)
+                if pending is None:
+                    pending = self._pending[key] = Pending()
+                    keys.append(key)
+                pending.add(delta)
+        for key in keys:
+            self._queue.add(key)
+
+    def enqueue_vanished(self, kind: Kind, cached: set[ObjectKey]) -> int:
+        """Queue what we knew before a restart and is gone now (deleted while down)."""
+        vanished = [key for key in self._known.keys(kind) if key.key not in cached]
+        with self._lock:
+            for key in vanished:
+                self._pending.setdefault(key, Pending()).origins.add(Origin.CATCH_UP)
+        for key in vanished:
+            self._queue.add(key)
+        return len(vanished)
+
+    def take(self, key: WorkKey) -> Pending:
+        with self._lock:
+            return self._pending.pop(key, None) or Pending()
+
+    def give_back(self, key: WorkKey, pending: Pending) -> None:
+        """A failed pass: keep what it had, followed by whatever arrived meanwhile."""
+        with self._lock:
+            later = self._pending.get(key)
+            if later is not None:
+                pending.merge(later)
+            self._pending[key] = pending

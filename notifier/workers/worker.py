@@ -1,0 +1,163 @@
+"""Worker threads: pop a key, compare cache with known state, hand transitions on.
+
+One pass per key: read the current object from the cache and the last
+state this process acted on, derive the transitions, give them to the
+``TransitionSink`` (rules and delivery), then tell the queue how it went.
+A failing sink makes the key come back later (rate-limited); the known
+state is only advanced after success, so the retry recomputes the same
+transitions plus whatever changed meanwhile.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Protocol
+
+from notifier.objects import Kind, KubeObject
+from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.source.store import Store
+from notifier.transitions.detecting import detect, detect_all
+from notifier.transitions.model import Origin, Transition
+from notifier.workers.intake import Intake
+from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
+from notifier.workers.pending import Pending
+
+log = logging.getLogger("notifier.workers")
+
+
+class TransitionSink(Protocol):
+    def handle(self, transitions: list[Transition]) -> None:
+        """Take transitions of one key, in order. Raise to have the key retried."""
+        ...
+
+
+def new_correlation_id() -> str:
+    return os.urandom(6).hex()
+
+
+def transitions_for(
+    prev: KubeObject | None,
+    current: KubeObject | None,
+    pending: Pending,
+    *,
+    observed_at: float,
+) -> list[Transition]:
+    """Everything that happened to one key between ``prev`` and ``current``."""
+    origin = pending.origin(had_state=prev is not None)
+
+    def between(old: KubeObject | None, new: KubeObject | None, how: Origin) -> list[Transition]:
+        return detect_all(
+            old, new, origin=how, observed_at=observed_at, correlation_id=new_correlation_id()
+        )
+
+    out: list[Transition] = []
+    if prev is None and pending.listed is not None:
+        out += between(None, pending.listed, Origin.INITIAL_LIST)
+        prev = pending.listed
+    if pending.tombstone is not None:
+        out += between(prev, pending.tombstone, origin)
+        gone = detect(
+            pending.tombstone,
+            None,
+            origin=origin,
+            observed_at=observed_at,
+            correlation_id=new_correlation_id(),
+            final_state_unknown=pending.final_state_unknown,
+        )
+        out += [gone] if gone else []
+        prev = None
+    elif current is None and prev is not None:
+        # Known before a restart, absent from the list: deleted while we were away.
+        gone = detect(
+            prev,
+            None,
+            origin=origin,
+            observed_at=observed_at,
+            correlation_id=new_correlation_id(),
+            final_state_unknown=True,
+        )
+        return out + ([gone] if gone else [])
+    return out + between(prev, current, origin)
+
+
+class Workers:
+    def __init__(
+        self,
+        *,
+        queue: RateLimitingQueue[WorkKey],
+        intake: Intake,
+        stores: Mapping[Kind, Store],
+        known: Known,
+        sink: TransitionSink,
+        count: int = 4,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._queue = queue
+        self._intake = intake
+        self._stores = stores
+        self._known = known
+        self._sink = sink
+        self._count = count
+        self._clock = clock
+        self._threads: list[threading.Thread] = []
+        self._busy_since: dict[str, float] = {}
+        self.processed = 0
+
+    def start(self) -> None:
+        for index in range(self._count):
+            thread = threading.Thread(target=self._loop, name=f"worker-{index}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, deadline: float) -> bool:
+        """Stop intake and let in-flight keys finish within ``deadline`` seconds."""
+        drained = self._queue.shutdown_with_drain(deadline)
+        for thread in self._threads:
+            thread.join(0.5)
+        self._known.flush()
+        return drained
+
+    @property
+    def alive(self) -> bool:
+        return bool(self._threads) and all(t.is_alive() for t in self._threads)
+
+    def longest_busy_seconds(self) -> float:
+        """How long the slowest worker has been on its current key (for /healthz)."""
+        now = time.monotonic()
+        return max((now - since for since in list(self._busy_since.values())), default=0.0)
+
+    def _loop(self) -> None:
+        name = threading.current_thread().name
+        while (key := self._queue.get()) is not None:
+            self._busy_since[name] = time.monotonic()
+            try:
+                self.process(key)
+            finally:
+                self._busy_since.pop(name, None)
+                self._queue.done(key)
+
+    def process(self, key: WorkKey) -> None:
+        pending = self._intake.take(key)
+        current = self._stores[key.kind].get(key.key)
+        prev = self._known.get(key)
+        transitions = transitions_for(prev, current, pending, observed_at=self._clock())
+        try:
+            if transitions:
+                self._sink.handle(transitions)
+        except Exception:
+            log.exception("handling %s failed; will retry", key)
+            self._retry(key, pending)
+            return
+        self._known.set(key, current)
+        self._queue.forget(key)
+        self.processed += 1
+
+    def _retry(self, key: WorkKey, pending: Pending) -> None:
+        self._intake.give_back(key, pending)
+        if not self._queue.add_rate_limited(key):
+            self._intake.take(key)  # dropped: forget it, or later deltas would never queue it

@@ -1,0 +1,176 @@
+"""Informers + queue + workers wired to a recording stage, against the real API server."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from kubernetes import config
+from kubernetes.client import ApiClient
+
+from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.source.client import RawClient
+from notifier.source.informer import Informer
+from notifier.source.reflector import ReflectorSettings
+from notifier.source.resources import RESOURCES
+from notifier.transitions.model import EventType, Transition
+from notifier.workers.intake import Intake
+from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
+from notifier.workers.worker import Workers
+from tests.controlplane.cluster import ControlPlane
+
+
+def api_client(plane: ControlPlane, port: int | None = None) -> ApiClient:
+    api = config.new_client_from_config(config_file=str(plane.kubeconfig))
+    if port is not None:
+        api.configuration.host = f"https://127.0.0.1:{port}"
+        api.rest_client = type(api.rest_client)(api.configuration)
+    return api
+
+
+@dataclass
+class RecordingStage:
+    """Records transitions per key; can be slow or failing; checks one worker per key."""
+
+    delay: float = 0.0
+    fail: Callable[[list[Transition]], bool] = lambda _: False
+    by_key: dict[tuple[Kind, ObjectKey], list[Transition]] = field(default_factory=lambda: defaultdict(list))
+    log: list[Transition] = field(default_factory=list)  # every transition, in arrival order
+    calls: int = 0
+    overlaps: int = 0
+    _busy: set[tuple[Kind, ObjectKey]] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def handle(self, transitions: list[Transition]) -> None:
+        key = (transitions[0].kind, transitions[0].key)
+        with self._lock:
+            self.calls += 1
+            if key in self._busy:
+                self.overlaps += 1
+            self._busy.add(key)
+        try:
+            if self.delay:
+                time.sleep(self.delay)
+            if self.fail(transitions):
+                raise RuntimeError("stage told to fail")
+            with self._lock:
+                self.by_key[key].extend(transitions)
+                self.log.extend(transitions)
+        finally:
+            with self._lock:
+                self._busy.discard(key)
+
+    def all(self) -> list[Transition]:
+        with self._lock:
+            return list(self.log)
+
+
+@dataclass
+class Pipeline:
+    informers: dict[Kind, Informer]
+    queue: RateLimitingQueue[WorkKey]
+    workers: Workers
+    stage: RecordingStage
+    raw: RawClient
+
+    def wait_synced(self, timeout: float = 60) -> None:
+        for informer in self.informers.values():
+            assert informer.wait_synced(timeout), f"{informer.kind} did not sync"
+
+    def wait_idle(self, timeout: float = 60, quiet: float = 1.0) -> None:
+        """Wait until the queue is empty and nothing was processed for ``quiet`` seconds."""
+        deadline = time.monotonic() + timeout
+        last, since = -1, time.monotonic()
+        while time.monotonic() < deadline:
+            stats = self.queue.stats()
+            busy = len(self.queue) or stats.unfinished_work_seconds > 0
+            if self.workers.processed != last or busy:
+                last, since = self.workers.processed, time.monotonic()
+            elif time.monotonic() - since >= quiet:
+                return
+            time.sleep(0.05)
+        raise AssertionError("pipeline did not settle")
+
+
+@contextmanager
+def pipeline(
+    plane: ControlPlane,
+    kinds: Sequence[Kind] = (Kind.POD,),
+    *,
+    namespaces: Sequence[str] = (),
+    port: int | None = None,
+    stage: RecordingStage | None = None,
+    workers: int = 4,
+    settings: ReflectorSettings | None = None,
+    max_retries: int = 15,
+    queue_name: str = "test",
+) -> Iterator[Pipeline]:
+    raw = RawClient(api_client(plane, port))
+    queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(queue_name, max_retries=max_retries)
+    known = Known()
+    intake = Intake(queue, known)
+    stage = stage or RecordingStage()
+    informers = {
+        kind: Informer(kind, client=raw, handler=intake, namespaces=namespaces,
+                       settings=settings or ReflectorSettings())
+        for kind in kinds
+    }
+    pool = Workers(queue=queue, intake=intake, stores={k: i.store for k, i in informers.items()},
+                   known=known, sink=stage, count=workers)
+    pool.start()
+    for informer in informers.values():
+        informer.start()
+    try:
+        yield Pipeline(informers, queue, pool, stage, raw)
+    finally:
+        raw.close_streams()
+        for informer in informers.values():
+            informer.stop()
+        pool.stop(5)
+
+
+def fresh_list(raw: RawClient, kind: Kind, namespace: str | None = None) -> dict[ObjectKey, KubeObject]:
+    resource = RESOURCES[kind]
+    body = resource.list_decoder.decode(raw.get(resource.path(namespace), {}))
+    return {key_of(obj): obj for obj in body.items}
+
+
+def _ident(obj: KubeObject | None) -> tuple[str, str] | None:
+    return None if obj is None else (obj.metadata.uid, obj.metadata.resource_version)
+
+
+def assert_cache_matches(pipe: Pipeline, kind: Kind, namespace: str | None = None) -> None:
+    listed = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
+    cached = {k: _ident(o) for k, o in pipe.informers[kind].store.snapshot().items()
+              if namespace is None or o.metadata.namespace == namespace}
+    assert cached == listed
+
+
+def assert_true_history(pipe: Pipeline, kind: Kind, namespace: str) -> None:
+    """Each key's transitions chain from one state to the next and end at the live state.
+
+    A missed change leaves the chain short of the final state; a doubled one
+    breaks the chain (its ``old`` is not the previous ``new``).
+    """
+    final = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
+    keys = {k for (kd, k) in pipe.stage.by_key if kd is kind and k.startswith(namespace + "/")}
+    for key in keys | set(final):
+        chain = pipe.stage.by_key.get((kind, key), [])
+        state: tuple[str, str] | None = None
+        for index, t in enumerate(chain):
+            if t.event is EventType.DELETED:
+                # A delete carries the object at its deletion revision: same UID, newer version.
+                assert state is not None and t.old is not None, f"{key}: delete of nothing: {chain}"
+                assert t.old.metadata.uid == state[0], f"{key}: delete does not follow: {chain}"
+                assert int(t.old.metadata.resource_version) >= int(state[1])
+            elif index or t.event is not EventType.ADDED:
+                assert _ident(t.old) == state, f"{key}: transition {index} does not follow: {chain}"
+            assert _ident(t.old) != _ident(t.new), f"{key}: unchanged object reported"
+            state = _ident(t.new)
+        assert state == final.get(key), f"{key}: history ends at {state}, live is {final.get(key)}"

@@ -1,0 +1,47 @@
+"""Small helpers to change objects through the real API in tests (dict bodies, thread pools)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from kubernetes import client
+
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.harness import api_client
+
+
+class Kube:
+    def __init__(self, plane: ControlPlane) -> None:
+        self.api = api_client(plane)
+        self.core = client.CoreV1Api(self.api)
+        self.apps = client.AppsV1Api(self.api)
+
+    def namespace(self, prefix: str = "t") -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:8]}"
+        self.core.create_namespace({"metadata": {"name": name}})
+        return name
+
+    @staticmethod
+    def pod_body(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
+        return {
+            "metadata": {"name": name, "labels": labels or {"app": "demo"}},
+            "spec": {"containers": [{"name": "main", "image": "busybox:1.36"}]},
+        }
+
+    def create_pod(self, ns: str, name: str, labels: dict[str, str] | None = None) -> None:
+        self.core.create_namespaced_pod(ns, self.pod_body(name, labels))
+
+    def label_pod(self, ns: str, name: str, value: str) -> None:
+        self.core.patch_namespaced_pod(name, ns, {"metadata": {"labels": {"step": value}}})
+
+    def delete_pod(self, ns: str, name: str) -> None:
+        self.core.delete_namespaced_pod(name, ns, grace_period_seconds=0)
+
+
+def in_parallel(fn: Callable[[Any], object], items: Iterable[Any], threads: int = 16) -> None:
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in pool.map(fn, items):
+            pass
