@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from prometheus_client import REGISTRY, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -110,3 +110,8 @@ class _QueueCollector(Collector):
 
 QUEUES = _QueueCollector()
 REGISTRY.register(QUEUES)
+
+
+class SinkLabels(NamedTuple):
+    integration: str
+    sink: str

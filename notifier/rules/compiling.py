@@ -23,7 +23,7 @@ from notifier.rules.config import (
     as_timestamp,
 )
 from notifier.rules.errors import KeyPath, RuleProblems
-from notifier.rules.library import Role, TemplateLibrary, builtin_template
+from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.muting import MuteWindow, compile_window
 from notifier.rules.noise.policy import NoisePolicy
@@ -59,8 +59,6 @@ def compile_ruleset(source: RulesSource) -> Ruleset:
     compiled = [rule for rule in (*rules, default_route) if rule is not None]
     return Ruleset(
         rules=tuple(compiled),
-        fallback_template=builtin_template(Role.SINGLE),
-        fallback_digest_template=builtin_template(Role.DIGEST),
         cluster_name=source.cluster_name,
         sinks=dict(source.sinks),
     )

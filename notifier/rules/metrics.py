@@ -34,8 +34,8 @@ EVALUATIONS = Counter(
     ["outcome"],
 )
 NOTIFICATIONS = Counter(
-    "kube_notifier_rules_notifications_total",
-    "Notifications produced by the rules (one per sink), by form.",
+    "kube_notifier_rules_messages_total",
+    "Messages rendered by the rules (each sent to every sink of its rule), by form.",
     ["form"],
 )
 RENDER_FAILURES = Counter(

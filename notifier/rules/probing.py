@@ -9,14 +9,13 @@ labels) at most once, and only if a rule asks.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
 from typing import TypeVar, cast
 
-from notifier.objects import KubeObject, controller_of
+from notifier.objects import KubeObject
 from notifier.transitions.model import Transition
+from notifier.transitions.owners import owner_of
 
 NamespaceLabels = Callable[[str], Mapping[str, str] | None]
 OwnerLookup = Callable[[KubeObject], tuple[str, str] | None]
@@ -28,22 +27,8 @@ def no_namespace_labels(namespace: str) -> Mapping[str, str] | None:
 
 
 def default_owner_of(obj: KubeObject) -> tuple[str, str] | None:
-    """``notifier.transitions.owners.owner_of`` when present, else the direct controller."""
-    return _owner_lookup()(obj)
-
-
-@cache
-def _owner_lookup() -> OwnerLookup:
-    try:
-        module = importlib.import_module("notifier.transitions.owners")
-    except ImportError:
-        return _direct_controller
-    return cast(OwnerLookup, module.owner_of)
-
-
-def _direct_controller(obj: KubeObject) -> tuple[str, str] | None:
-    reference = controller_of(obj)
-    return None if reference is None else (reference.kind, reference.name)
+    """The controller, with a ReplicaSet's pods reported as their Deployment's."""
+    return owner_of(obj)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,21 +65,21 @@ class Probe:
     @property
     def owner(self) -> tuple[str, str] | None:
         if self._owner is _UNSET:
-            self._owner = _safely(self.context.owner_of, self.obj)
+            self._owner = safely(self.context.owner_of, self.obj)
         return cast(tuple[str, str] | None, self._owner)
 
     @property
     def namespace_labels(self) -> Mapping[str, str] | None:
         if self._labels_of_namespace is _UNSET:
             lookup = self.context.namespace_labels
-            self._labels_of_namespace = _safely(lookup, self.obj.metadata.namespace)
+            self._labels_of_namespace = safely(lookup, self.obj.metadata.namespace)
         return cast(Mapping[str, str] | None, self._labels_of_namespace)
 
     def opted_out(self, annotation: str) -> bool:
         return self.obj.metadata.annotations.get(annotation, "").lower() == "true"
 
 
-def _safely(lookup: Callable[[_A], _R | None], argument: _A) -> _R | None:
+def safely(lookup: Callable[[_A], _R | None], argument: _A) -> _R | None:
     """A failing injected lookup counts as "unknown": matching must never raise."""
     try:
         return lookup(argument)

@@ -121,8 +121,6 @@ class _Misses:
 @dataclass(frozen=True, eq=False)
 class Ruleset:
     rules: tuple[CompiledRule, ...]
-    fallback_template: CompiledTemplate  # the built-in templates, used when a render fails
-    fallback_digest_template: CompiledTemplate
     cluster_name: str = ""
     sinks: Mapping[str, bool] = field(default_factory=dict)  # every configured sink: enabled?
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)

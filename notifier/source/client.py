@@ -59,6 +59,10 @@ class RawClient:
         self._lock = threading.Lock()
         self._open: set[urllib3.HTTPResponse] = set()
 
+    def sibling(self) -> RawClient:
+        """Another client on the same connection pool, tracking its own open streams."""
+        return RawClient(self._api)
+
     def _request(
         self, path: str, query: dict[str, str], read_timeout: float
     ) -> urllib3.HTTPResponse:

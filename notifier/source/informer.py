@@ -38,6 +38,8 @@ class Informer:
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
+        # A client of its own, so stopping this informer closes only its own streams.
+        self._client = client.sibling()
         self._handler = handler
         self._clock = clock
         self._resync_seconds = resync_seconds
@@ -47,7 +49,7 @@ class Informer:
             Reflector(
                 resource=RESOURCES[kind],
                 namespace=namespace,
-                client=client,
+                client=self._client,
                 store=self.store,
                 handler=handler,
                 settings=settings,
@@ -73,6 +75,7 @@ class Informer:
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self._client.close_streams()  # a watch blocked on a quiet stream would hold us up
         for thread in self._threads:
             thread.join(timeout)
 

@@ -3,7 +3,7 @@
 from notifier.state.config import StateConfig
 from notifier.state.database import StateUnavailableError
 from notifier.state.dead_letters import DeadLetter
-from notifier.state.outbox import Failure, Outbox
+from notifier.state.outbox import Failure, Outbox, PendingPage
 from notifier.state.seen import SeenRecord, decode_object, encode_object
 from notifier.state.store import StateStore
 
@@ -11,6 +11,7 @@ __all__ = [
     "DeadLetter",
     "Failure",
     "Outbox",
+    "PendingPage",
     "SeenRecord",
     "StateConfig",
     "StateStore",

@@ -43,6 +43,15 @@ class Failure:
     attempts: int
 
 
+@dataclass(frozen=True, slots=True)
+class PendingPage:
+    """Undelivered rows read back, oldest first."""
+
+    items: list[tuple[int, Notification]]
+    last_seq: int  # the last row read (undecodable rows included), or ``after``
+    exhausted: bool  # no more rows after ``last_seq`` when this was read
+
+
 class Outbox:
     def __init__(
         self, writer: BatchWriter, reader: Reader, *, clock: Callable[[], float] = time.time
@@ -79,13 +88,15 @@ class Outbox:
         )
         self._writer.submit(partial(_move_to_dead_letters, seq, row))
 
-    def pending(self, sink: str, *, after: int, limit: int) -> list[tuple[int, Notification]]:
+    def pending(self, sink: str, *, after: int, limit: int) -> PendingPage:
         """Undelivered notifications of ``sink`` with ``seq > after``, oldest first."""
         rows = self._reader.rows(
             "SELECT seq, body FROM outbox WHERE sink = ? AND seq > ? ORDER BY seq LIMIT ?",
             (sink, after, limit),
         )
-        return [(seq, note) for seq, body in rows if (note := self._decoded(seq, body))]
+        items = [(seq, note) for seq, body in rows if (note := self._decoded(seq, body))]
+        last_seq = int(rows[-1][0]) if rows else after
+        return PendingPage(items, last_seq, exhausted=len(rows) < limit)
 
     def count_pending(self, sink: str) -> int:
         ((count,),) = self._reader.rows("SELECT count(*) FROM outbox WHERE sink = ?", (sink,))

@@ -17,13 +17,13 @@ messages (a CrashLoopBackOff's "back-off 20s" becoming "back-off 40s"), and
 the ``kubectl.kubernetes.io/last-applied-configuration`` annotation (a copy
 of the spec whose real changes are reported field by field).
 
-Each section is compared as a whole first (Struct ``__eq__`` runs in C) and
-flattened into ``path -> text`` only when it differs.
+Every part is compared as a Struct first (``__eq__`` runs in C) and rendered
+as text only when it differs: most events touch a few fields of the status.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from notifier.objects import (
@@ -41,15 +41,14 @@ from notifier.objects import (
     PodStatus,
     Service,
     ServicePort,
-    ServiceSpec,
     ServiceStatus,
 )
 from notifier.transitions.model import Change
 
 Fields = dict[str, str]
-"""Rendered fields of one section: path -> text. Absent fields are left out."""
+"""Rendered fields of one item: path suffix -> text. Absent fields are left out."""
 
-_Section = TypeVar("_Section")
+_Item = TypeVar("_Item", Container, ContainerStatus, Condition)
 
 IGNORED_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
 
@@ -58,17 +57,18 @@ def changes_between(old: KubeObject, new: KubeObject) -> tuple[Change, ...]:
     """What differs from ``old`` to ``new``, field by field."""
     if old == new:
         return ()
-    changes: list[Change] = []
-    _diff_metadata(old.metadata, new.metadata, changes)
+    diff = _Diff()
+    if old.metadata != new.metadata:
+        _diff_metadata(diff, old.metadata, new.metadata)
     if isinstance(old, Pod) and isinstance(new, Pod):
-        _diff_pods(old, new, changes)
+        _diff_pods(diff, old, new)
     elif isinstance(old, Deployment) and isinstance(new, Deployment):
-        _diff_deployments(old, new, changes)
+        _diff_deployments(diff, old, new)
     elif isinstance(old, Service) and isinstance(new, Service):
-        _diff_services(old, new, changes)
+        _diff_services(diff, old, new)
     else:
         raise TypeError(f"cannot diff a {type(old).__name__} with a {type(new).__name__}")
-    return tuple(changes)
+    return tuple(diff.changes)
 
 
 def render_state(state: ContainerState) -> str | None:
@@ -105,60 +105,182 @@ def _with_reason(head: str, reason: str, separator: str = ":") -> str:
     return f"{head}{separator}{reason}" if reason else head
 
 
-# --- sections ------------------------------------------------------------------------------
+# --- the accumulator -----------------------------------------------------------------------
 
 
-def _diff_metadata(old: ObjectMeta, new: ObjectMeta, changes: list[Change]) -> None:
-    if old == new:
-        return
-    _diff_mapping("metadata.labels", old.labels, new.labels, changes)
-    _diff_mapping("metadata.annotations", _annotations(old), _annotations(new), changes)
-    _diff_fields(_meta_fields(old), _meta_fields(new), changes)
+class _Diff:
+    """Collects changes; every method compares before it renders anything."""
+
+    __slots__ = ("changes",)
+
+    def __init__(self) -> None:
+        self.changes: list[Change] = []
+
+    def text(self, path: str, old: str, new: str) -> None:
+        """A string field; the empty string is how an absent field decodes."""
+        if old != new:
+            self.changes.append(Change(path, old or None, new or None))
+
+    def number(self, path: str, old: int | None, new: int | None) -> None:
+        if old != new:
+            self.changes.append(Change(path, _optional_str(old), _optional_str(new)))
+
+    def rendered(self, path: str, old: str | None, new: str | None) -> None:
+        if old != new:
+            self.changes.append(Change(path, old, new))
+
+    def mapping(self, prefix: str, old: Mapping[str, str], new: Mapping[str, str]) -> None:
+        """One change per key; ``new``'s order first, then keys that were removed."""
+        if old == new:
+            return
+        for key in dict.fromkeys([*new, *old]):
+            self.rendered(f"{prefix}.{key}", old.get(key), new.get(key))
+
+    def keyed(
+        self,
+        prefix: str,
+        old: Sequence[_Item],
+        new: Sequence[_Item],
+        address: Callable[[_Item], str],
+        render: Callable[[_Item], Fields],
+    ) -> None:
+        """Items addressed as ``prefix[name]``; only items that differ are rendered.
+
+        A name given twice (an invalid object) keeps its last item.
+        """
+        if old == new:
+            return
+        before: dict[str, _Item] = {address(item): item for item in old}
+        after: dict[str, _Item] = {address(item): item for item in new}
+        for name in dict.fromkeys([*after, *before]):
+            was, now = before.get(name), after.get(name)
+            if was != now:
+                self.fields(f"{prefix}[{name}]", _render(was, render), _render(now, render))
+
+    def fields(self, prefix: str, old: Fields, new: Fields) -> None:
+        for suffix in dict.fromkeys([*new, *old]):
+            self.rendered(f"{prefix}{suffix}", old.get(suffix), new.get(suffix))
 
 
-def _diff_pods(old: Pod, new: Pod, changes: list[Change]) -> None:
-    _diff_section(old.spec, new.spec, _pod_spec_fields, changes)
-    _diff_section(old.status, new.status, _pod_status_fields, changes)
+def _render(item: _Item | None, render: Callable[[_Item], Fields]) -> Fields:
+    return {} if item is None else render(item)
 
 
-def _diff_deployments(old: Deployment, new: Deployment, changes: list[Change]) -> None:
-    _diff_section(old.spec, new.spec, _deployment_spec_fields, changes)
-    _diff_section(old.status, new.status, _deployment_status_fields, changes)
+def _optional_str(value: int | None) -> str | None:
+    return None if value is None else str(value)
 
 
-def _diff_services(old: Service, new: Service, changes: list[Change]) -> None:
-    _diff_section(old.spec, new.spec, _service_spec_fields, changes)
-    _diff_section(old.status, new.status, _service_status_fields, changes)
+# --- per kind --------------------------------------------------------------------------------
 
 
-def _diff_section(
-    old: _Section,
-    new: _Section,
-    flatten: Callable[[_Section], Fields],
-    changes: list[Change],
-) -> None:
-    if old != new:
-        _diff_fields(flatten(old), flatten(new), changes)
+def _diff_metadata(diff: _Diff, old: ObjectMeta, new: ObjectMeta) -> None:
+    diff.mapping("metadata.labels", old.labels, new.labels)
+    if old.annotations != new.annotations:
+        diff.mapping("metadata.annotations", _annotations(old), _annotations(new))
+    diff.number("metadata.generation", old.generation, new.generation)
+    diff.text(
+        "metadata.deletionTimestamp", old.deletion_timestamp or "", new.deletion_timestamp or ""
+    )
+    if old.owner_references != new.owner_references:
+        diff.text("metadata.ownerReferences", _owners(old), _owners(new))
 
 
-def _diff_mapping(
-    prefix: str, old: Mapping[str, str], new: Mapping[str, str], changes: list[Change]
-) -> None:
-    if old != new:
-        _diff_fields(old, new, changes, prefix=f"{prefix}.")
+def _diff_pods(diff: _Diff, old: Pod, new: Pod) -> None:
+    if old.spec != new.spec:
+        _diff_pod_spec(diff, "spec", old.spec, new.spec)
+    if old.status != new.status:
+        _diff_pod_status(diff, old.status, new.status)
 
 
-def _diff_fields(
-    old: Mapping[str, str], new: Mapping[str, str], changes: list[Change], prefix: str = ""
-) -> None:
-    """Append a change for each key whose text differs; ``new``'s order, then removed keys."""
-    for key in dict.fromkeys([*new, *old]):
-        before, after = old.get(key), new.get(key)
-        if before != after:
-            changes.append(Change(f"{prefix}{key}", before, after))
+def _diff_pod_spec(diff: _Diff, prefix: str, old: PodSpec, new: PodSpec) -> None:
+    diff.text(f"{prefix}.nodeName", old.node_name, new.node_name)
+    diff.keyed(f"{prefix}.initContainers", old.init_containers, new.init_containers, _name, _image)
+    diff.keyed(f"{prefix}.containers", old.containers, new.containers, _name, _image)
 
 
-# --- flattening ----------------------------------------------------------------------------
+def _diff_pod_status(diff: _Diff, old: PodStatus, new: PodStatus) -> None:
+    diff.text("status.phase", old.phase, new.phase)
+    diff.text("status.reason", old.reason, new.reason)
+    diff.text("status.message", old.message, new.message)
+    _diff_conditions(diff, old.conditions, new.conditions)
+    init_old, init_new = old.init_container_statuses, new.init_container_statuses
+    diff.keyed("status.initContainerStatuses", init_old, init_new, _name, _container_fields)
+    main_old, main_new = old.container_statuses, new.container_statuses
+    diff.keyed("status.containerStatuses", main_old, main_new, _name, _container_fields)
+
+
+def _diff_deployments(diff: _Diff, old: Deployment, new: Deployment) -> None:
+    if old.spec != new.spec:
+        _diff_deployment_spec(diff, old.spec, new.spec)
+    if old.status != new.status:
+        _diff_deployment_status(diff, old.status, new.status)
+
+
+def _diff_deployment_spec(diff: _Diff, old: DeploymentSpec, new: DeploymentSpec) -> None:
+    diff.number("spec.replicas", old.replicas, new.replicas)
+    diff.rendered("spec.paused", str(old.paused), str(new.paused))
+    old_deadline, new_deadline = old.progress_deadline_seconds, new.progress_deadline_seconds
+    diff.number("spec.progressDeadlineSeconds", old_deadline, new_deadline)
+    if old.template != new.template:
+        _diff_pod_spec(diff, "spec.template.spec", old.template.spec, new.template.spec)
+
+
+def _diff_deployment_status(diff: _Diff, old: DeploymentStatus, new: DeploymentStatus) -> None:
+    diff.number("status.observedGeneration", old.observed_generation, new.observed_generation)
+    diff.number("status.replicas", old.replicas, new.replicas)
+    diff.number("status.updatedReplicas", old.updated_replicas, new.updated_replicas)
+    diff.number("status.readyReplicas", old.ready_replicas, new.ready_replicas)
+    diff.number("status.availableReplicas", old.available_replicas, new.available_replicas)
+    diff.number("status.unavailableReplicas", old.unavailable_replicas, new.unavailable_replicas)
+    _diff_conditions(diff, old.conditions, new.conditions)
+
+
+def _diff_services(diff: _Diff, old: Service, new: Service) -> None:
+    old_spec, new_spec = old.spec, new.spec
+    diff.text("spec.type", old_spec.type, new_spec.type)
+    diff.text("spec.clusterIP", old_spec.cluster_ip, new_spec.cluster_ip)
+    diff.text("spec.externalName", old_spec.external_name, new_spec.external_name)
+    if old_spec.ports != new_spec.ports:
+        diff.text("spec.ports", _ports(old_spec.ports), _ports(new_spec.ports))
+    if old_spec.selector != new_spec.selector:
+        diff.text(
+            "spec.selector", render_selector(old_spec.selector), render_selector(new_spec.selector)
+        )
+    if old.status != new.status:
+        diff.text("status.loadBalancer.ingress", _ingress(old.status), _ingress(new.status))
+
+
+def _diff_conditions(diff: _Diff, old: Sequence[Condition], new: Sequence[Condition]) -> None:
+    diff.keyed("status.conditions", old, new, _type, _condition_fields)
+
+
+# --- rendering -----------------------------------------------------------------------------
+
+
+def _name(item: Container | ContainerStatus) -> str:
+    return item.name
+
+
+def _type(cond: Condition) -> str:
+    return cond.type
+
+
+def _image(container: Container) -> Fields:
+    return {".image": container.image} if container.image else {}
+
+
+def _condition_fields(cond: Condition) -> Fields:
+    return {"": render_condition(cond)}
+
+
+def _container_fields(status: ContainerStatus) -> Fields:
+    fields = {".ready": str(status.ready), ".restartCount": str(status.restart_count)}
+    state, last_state = render_state(status.state), render_state(status.last_state)
+    if state is not None:
+        fields[".state"] = state
+    if last_state is not None:
+        fields[".lastState"] = last_state
+    return fields
 
 
 def _annotations(meta: ObjectMeta) -> Mapping[str, str]:
@@ -168,112 +290,13 @@ def _annotations(meta: ObjectMeta) -> Mapping[str, str]:
     return {key: value for key, value in annotations.items() if key not in IGNORED_ANNOTATIONS}
 
 
-def _meta_fields(meta: ObjectMeta) -> Fields:
-    fields: Fields = {"metadata.generation": str(meta.generation)}
-    if meta.deletion_timestamp:
-        fields["metadata.deletionTimestamp"] = meta.deletion_timestamp
-    if meta.owner_references:
-        fields["metadata.ownerReferences"] = ",".join(
-            f"{ref.kind}/{ref.name}" for ref in meta.owner_references
-        )
-    return fields
+def _owners(meta: ObjectMeta) -> str:
+    return ",".join(f"{ref.kind}/{ref.name}" for ref in meta.owner_references)
 
 
-def _pod_spec_fields(spec: PodSpec, prefix: str = "spec") -> Fields:
-    fields: Fields = {}
-    if spec.node_name:
-        fields[f"{prefix}.nodeName"] = spec.node_name
-    _add_images(fields, f"{prefix}.initContainers", spec.init_containers)
-    _add_images(fields, f"{prefix}.containers", spec.containers)
-    return fields
+def _ports(ports: Iterable[ServicePort]) -> str:
+    return ",".join(render_port(port) for port in ports)
 
 
-def _pod_status_fields(status: PodStatus) -> Fields:
-    fields = _present(
-        {
-            "status.phase": status.phase,
-            "status.reason": status.reason,
-            "status.message": status.message,
-        }
-    )
-    _add_conditions(fields, status.conditions)
-    _add_container_statuses(fields, "status.initContainerStatuses", status.init_container_statuses)
-    _add_container_statuses(fields, "status.containerStatuses", status.container_statuses)
-    return fields
-
-
-def _deployment_spec_fields(spec: DeploymentSpec) -> Fields:
-    fields = _present(
-        {
-            "spec.replicas": _optional_int(spec.replicas),
-            "spec.paused": str(spec.paused),
-            "spec.progressDeadlineSeconds": _optional_int(spec.progress_deadline_seconds),
-        }
-    )
-    fields.update(_pod_spec_fields(spec.template.spec, prefix="spec.template.spec"))
-    return fields
-
-
-def _deployment_status_fields(status: DeploymentStatus) -> Fields:
-    fields: Fields = {
-        "status.observedGeneration": str(status.observed_generation),
-        "status.replicas": str(status.replicas),
-        "status.updatedReplicas": str(status.updated_replicas),
-        "status.readyReplicas": str(status.ready_replicas),
-        "status.availableReplicas": str(status.available_replicas),
-        "status.unavailableReplicas": str(status.unavailable_replicas),
-    }
-    _add_conditions(fields, status.conditions)
-    return fields
-
-
-def _service_spec_fields(spec: ServiceSpec) -> Fields:
-    return _present(
-        {
-            "spec.type": spec.type,
-            "spec.clusterIP": spec.cluster_ip,
-            "spec.externalName": spec.external_name,
-            "spec.ports": ",".join(render_port(port) for port in spec.ports),
-            "spec.selector": render_selector(spec.selector),
-        }
-    )
-
-
-def _service_status_fields(status: ServiceStatus) -> Fields:
-    ingress = ",".join(entry.ip or entry.hostname for entry in status.load_balancer.ingress)
-    return _present({"status.loadBalancer.ingress": ingress})
-
-
-def _add_images(fields: Fields, prefix: str, containers: Iterable[Container]) -> None:
-    for container in containers:
-        if container.image:
-            fields[f"{prefix}[{container.name}].image"] = container.image
-
-
-def _add_conditions(fields: Fields, conditions: Iterable[Condition]) -> None:
-    for cond in conditions:
-        fields[f"status.conditions[{cond.type}]"] = render_condition(cond)
-
-
-def _add_container_statuses(
-    fields: Fields, prefix: str, statuses: Iterable[ContainerStatus]
-) -> None:
-    for status in statuses:
-        at = f"{prefix}[{status.name}]"
-        fields[f"{at}.ready"] = str(status.ready)
-        fields[f"{at}.restartCount"] = str(status.restart_count)
-        _put(fields, f"{at}.state", render_state(status.state))
-        _put(fields, f"{at}.lastState", render_state(status.last_state))
-
-
-def _present(fields: Mapping[str, str | None]) -> Fields:
-    return {path: text for path, text in fields.items() if text}
-
-
-def _put(fields: Fields, path: str, text: str | None) -> None:
-    if text is not None:
-        fields[path] = text
-
-
-def _optional_int(value: int | None) -> str | None:
-    return None if value is None else str(value)
+def _ingress(status: ServiceStatus) -> str:
+    return ",".join(entry.ip or entry.hostname for entry in status.load_balancer.ingress)

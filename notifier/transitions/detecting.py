@@ -25,11 +25,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import chain
 
 from msgspec.structs import replace
 
-from notifier.objects import Deployment, KubeObject, Pod, PodSpec, Service, key_of, kind_of
+from notifier.objects import (
+    Container,
+    Deployment,
+    KubeObject,
+    Pod,
+    PodSpec,
+    Service,
+    key_of,
+    kind_of,
+)
 from notifier.transitions.changes import changes_between
 from notifier.transitions.model import Change, EventType, Origin, Transition
 from notifier.transitions.states import (
@@ -227,7 +235,15 @@ def _service_signals(old: Service, new: Service) -> Iterator[str]:
 
 def _images_changed(old: PodSpec, new: PodSpec) -> bool:
     """A container present in both templates runs a different image."""
-    before = {c.name: c.image for c in chain(old.init_containers, old.containers)}
-    return any(
-        before.get(c.name, c.image) != c.image for c in chain(new.init_containers, new.containers)
+    return _renamed_image(old.init_containers, new.init_containers) or _renamed_image(
+        old.containers, new.containers
     )
+
+
+def _renamed_image(old: tuple[Container, ...], new: tuple[Container, ...]) -> bool:
+    if old == new:
+        return False
+    # Matched by name; a duplicated name (an invalid object) keeps its last entry, as in changes.
+    before = {container.name: container.image for container in old}
+    after = {container.name: container.image for container in new}
+    return any(before.get(name, image) != image for name, image in after.items())

@@ -81,12 +81,23 @@ def oom_restarted(old: Pod, new: Pod) -> bool:
 
 def restarted_containers(old: Pod, new: Pod) -> list[ContainerStatus]:
     """Containers (init ones included) of ``new`` whose restartCount grew since ``old``."""
-    before = {status.name: status.restart_count for status in _all_container_statuses(old.status)}
     return [
-        status
-        for status in _all_container_statuses(new.status)
-        if status.restart_count > before.get(status.name, 0)
+        *_restarted(old.status.init_container_statuses, new.status.init_container_statuses),
+        *_restarted(old.status.container_statuses, new.status.container_statuses),
     ]
+
+
+def _restarted(
+    old: tuple[ContainerStatus, ...], new: tuple[ContainerStatus, ...]
+) -> Iterator[ContainerStatus]:
+    if old == new:
+        return
+    # Matched by name; a duplicated name (an invalid object) keeps its last entry, as in changes.
+    before = {status.name: status.restart_count for status in old}
+    after = {status.name: status for status in new}
+    for name, status in after.items():
+        if status.restart_count > before.get(name, 0):
+            yield status
 
 
 def condition(conditions: Iterable[Condition], kind: str) -> Condition | None:

@@ -23,8 +23,8 @@ from tests.support.tcp_proxy import TcpProxy
 pytestmark = pytest.mark.integration
 
 
-def _metric(name: str, **labels: str) -> float:
-    return REGISTRY.get_sample_value(name, labels) or 0.0
+def _metric(metric: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(metric, labels) or 0.0
 
 
 def test_live_add_update_delete_are_seen_once(control_plane: ControlPlane) -> None:
@@ -45,6 +45,7 @@ def test_live_add_update_delete_are_seen_once(control_plane: ControlPlane) -> No
         assert all(t.origin is Origin.LIVE for t in pipe.stage.all())
 
 
+@pytest.mark.timeout(300)
 def test_initial_list_is_paged_and_synced_only_after_all(control_plane: ControlPlane) -> None:
     kube = Kube(control_plane)
     ns = kube.namespace("paged")
@@ -130,3 +131,113 @@ def test_stalled_connection_reopens_watch_without_relist(control_plane: ControlP
             assert_true_history(pipe, Kind.POD, ns)
     finally:
         proxy.close()
+
+
+def test_apiserver_restart_during_churn_loses_nothing(control_plane: ControlPlane) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("restart")
+    names = [f"p{i}" for i in range(20)]
+    in_parallel(lambda n: kube.create_pod(ns, n), names)
+    settings = ReflectorSettings(backoff_initial=0.2, backoff_cap=1.0)
+    with pipeline(control_plane, namespaces=[ns], settings=settings) as pipe:
+        pipe.wait_synced()
+        in_parallel(lambda n: kube.label_pod(ns, n, "before"), names)
+        control_plane.restart_apiserver()
+        in_parallel(lambda n: kube.label_pod(ns, n, "after"), names[:10])
+        in_parallel(lambda n: kube.delete_pod(ns, n), names[10:15])
+        in_parallel(lambda n: kube.create_pod(ns, n), ["new1", "new2"])
+        deadline = time.monotonic() + 60
+        while len(pipe.informers[Kind.POD].store.snapshot()) != 17:
+            assert time.monotonic() < deadline, "cache never caught up"
+            time.sleep(0.2)
+        pipe.wait_idle()
+        assert_cache_matches(pipe, Kind.POD, ns)
+        assert_true_history(pipe, Kind.POD, ns)
+
+
+@pytest.mark.timeout(300)
+def test_many_updates_few_keys_slow_workers(control_plane: ControlPlane) -> None:
+    """10,000 updates over 100 keys: collapsed into far fewer passes, one worker per key."""
+    kube = Kube(control_plane)
+    ns = kube.namespace("burst")
+    names = [f"p{i:03d}" for i in range(100)]
+    in_parallel(lambda n: kube.create_pod(ns, n), names)
+    stage = RecordingStage(delay=0.15)  # 4 workers: at most ~27 passes/s
+    with pipeline(control_plane, namespaces=[ns], stage=stage, workers=4) as pipe:
+        pipe.wait_synced()
+        pipe.wait_idle()
+        calls_before = stage.calls
+        in_parallel(lambda i: kube.label_pod(ns, names[i % 100], str(i)), range(10_000), threads=32)
+        pipe.wait_idle(timeout=120, quiet=2.0)
+        passes = stage.calls - calls_before
+        assert stage.overlaps == 0
+        assert passes < 10_000 / 4, f"{passes} passes for 10,000 updates"
+        assert_cache_matches(pipe, Kind.POD, ns)
+        assert_true_history(pipe, Kind.POD, ns)
+
+
+def test_failing_key_is_retried_with_growing_delays_then_dropped(control_plane: ControlPlane) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("fail")
+    attempts: list[float] = []
+
+    def fail(transitions: list[object]) -> bool:
+        attempts.append(time.monotonic())
+        return True
+
+    stage = RecordingStage(fail=fail)
+    drops = _metric("kube_notifier_workqueue_drops_total", name="failing")
+    with pipeline(control_plane, namespaces=[ns], stage=stage, max_retries=5, queue_name="failing") as pipe:
+        pipe.wait_synced()
+        kube.create_pod(ns, "doomed")
+        deadline = time.monotonic() + 30
+        while _metric("kube_notifier_workqueue_drops_total", name="failing") == drops:
+            assert time.monotonic() < deadline, "never dropped"
+            time.sleep(0.05)
+    assert len(attempts) == 6  # the first try and 5 retries
+    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    assert gaps[-1] > gaps[0] and gaps[-1] >= 0.08  # 5 ms doubling: 80 ms before the last
+
+
+def test_shutdown_drains_work_in_flight(control_plane: ControlPlane) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("drain")
+    stage = RecordingStage(delay=0.3)
+    with pipeline(control_plane, namespaces=[ns], stage=stage, workers=2) as pipe:
+        pipe.wait_synced()
+        in_parallel(lambda n: kube.create_pod(ns, n), ["a", "b", "c", "d"])
+        deadline = time.monotonic() + 10
+        while stage.calls == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        pipe.informers[Kind.POD].stop()
+        assert pipe.workers.stop(deadline=10)
+        assert {t.key for t in stage.all()} == {f"{ns}/{n}" for n in "abcd"}
+
+
+def test_services_and_deployments_are_watched_too(control_plane: ControlPlane) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("kinds")
+    with pipeline(control_plane, kinds=(Kind.SERVICE, Kind.DEPLOYMENT), namespaces=[ns]) as pipe:
+        pipe.wait_synced()
+        kube.core.create_namespaced_service(
+            ns, {"metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "name": "http"}]}}
+        )
+        kube.core.patch_namespaced_service("web", ns, {"spec": {"ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "tls"}]}})
+        kube.apps.create_namespaced_deployment(ns, {
+            "metadata": {"name": "web"},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}},
+                                  "spec": {"containers": [{"name": "web", "image": "nginx:1"}]}}},
+        })
+        kube.apps.patch_namespaced_deployment("web", ns, {"spec": {"replicas": 3}})
+        kube.core.delete_namespaced_service("web", ns)
+        pipe.wait_idle()
+        for kind in (Kind.SERVICE, Kind.DEPLOYMENT):
+            assert_cache_matches(pipe, kind, ns)
+            assert_true_history(pipe, kind, ns)
+        service = [(t.event.value, sorted(t.signals)) for t in pipe.stage.by_key[(Kind.SERVICE, f"{ns}/web")]]
+        assert service[0] == ("added", ["Created"]) and service[-1] == ("deleted", ["Deleted"])
+        assert ("updated", ["PortsChanged"]) in service
+        scaled = [t for t in pipe.stage.by_key[(Kind.DEPLOYMENT, f"{ns}/web")] if "Scaled" in t.signals]
+        assert len(scaled) == 1

@@ -5,7 +5,10 @@ so a field added to notifier/objects.py is exercised without touching this
 file. Every field is optional; strings come from a pool of real Kubernetes
 words (phases, reasons, condition types, container names) mixed with junk,
 so that generated pairs share container names and hit the interesting paths.
-Dicts are built with ``msgspec.convert`` exactly as the informers decode JSON.
+A second family starts from the recorded fixtures and perturbs them (drops
+fields, swaps values for odd ones of the same JSON type), which reaches deep
+states such as CrashLoopBackOff that random trees almost never build.
+Dicts are turned into objects with ``msgspec.convert``, as the informers decode JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import msgspec
 import msgspec.inspect as mi
 from hypothesis import strategies as st
 
-from notifier.objects import Deployment, Pod, Service
+from notifier.objects import OBJECT_TYPES, Deployment, Kind, Pod, Service
+from tests.unit.transitions.recorded import FIXTURES, documents
 
 _Object = TypeVar("_Object", Pod, Deployment, Service)
 
@@ -63,7 +67,7 @@ def huge_maps() -> st.SearchStrategy[dict[str, str]]:
 
 
 def maps() -> st.SearchStrategy[dict[str, str]]:
-    return st.one_of(st.dictionaries(texts, texts, max_size=4), huge_maps())
+    return st.one_of(st.dictionaries(texts, texts, max_size=3), huge_maps())
 
 
 def wire(info: mi.Type) -> st.SearchStrategy[Any]:
@@ -74,7 +78,7 @@ def wire(info: mi.Type) -> st.SearchStrategy[Any]:
     if isinstance(info, mi.UnionType):
         return st.one_of([wire(member) for member in info.types])
     if isinstance(info, mi.VarTupleType):
-        return st.lists(wire(info.item_type), max_size=3)
+        return st.lists(wire(info.item_type), max_size=2)
     if isinstance(info, mi.DictType):
         return maps()
     return _scalar(info)
@@ -99,8 +103,55 @@ def any_object() -> st.SearchStrategy[Pod | Deployment | Service]:
 
 
 def pairs() -> st.SearchStrategy[tuple[Any, Any]]:
-    """Two versions of one kind: independent, or the second sharing the first's spec or status."""
-    return st.one_of(_pairs(Pod), _pairs(Deployment), _pairs(Service))
+    """Two versions of one object: random trees, or perturbed versions of a recorded stream."""
+    random_trees = st.one_of(_pairs(Pod), _pairs(Deployment), _pairs(Service))
+    return st.one_of(random_trees, recorded_pairs())
+
+
+def recorded_pairs() -> st.SearchStrategy[tuple[Any, Any]]:
+    streams = sorted(path.stem for path in FIXTURES.glob("*.yaml"))
+    return st.sampled_from(streams).flatmap(_perturbed_pair)
+
+
+def _perturbed_pair(stream: str) -> st.SearchStrategy[tuple[Any, Any]]:
+    docs = documents(stream)
+    kind = OBJECT_TYPES[Kind(docs[0]["kind"])]
+    version = st.sampled_from(docs).flatmap(perturbed)
+    return st.tuples(version, version).map(
+        lambda raw: (msgspec.convert(raw[0], type=kind), msgspec.convert(raw[1], type=kind))
+    )
+
+
+@st.composite
+def perturbed(draw: st.DrawFn, document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` with about one node in sixteen dropped or given an odd value."""
+    body = {key: _perturb(draw, value) for key, value in document.items() if key != "kind"}
+    return {"kind": document["kind"], **body}
+
+
+def _perturb(draw: st.DrawFn, value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _perturb(draw, item) for key, item in value.items() if _keep(draw)}
+    if isinstance(value, list):
+        return [_perturb(draw, item) for item in value if _keep(draw)]
+    if draw(st.integers(0, 15)) != 0:
+        return value
+    return draw(_odd_like(value))
+
+
+def _keep(draw: st.DrawFn) -> bool:
+    return draw(st.integers(0, 15)) != 0
+
+
+def _odd_like(value: Any) -> st.SearchStrategy[Any]:
+    """An odd value of the same JSON type, so the object still decodes."""
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(value, int):
+        return int64s
+    if isinstance(value, str):
+        return texts
+    return st.just(value)
 
 
 def _pairs(kind: type[_Object]) -> st.SearchStrategy[tuple[_Object, _Object]]:

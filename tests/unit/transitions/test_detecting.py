@@ -221,9 +221,9 @@ def test_detect_all_splits_a_replaced_object_into_delete_and_add() -> None:
     old = pods("pod_crashloop")[6]
     new = replace(pods("pod_crashloop")[0], metadata=replace(old.metadata, uid="new-uid"))
     deleted, added = detect_all(old, new, origin=Origin.LIVE, observed_at=3.0, correlation_id="c-3")
-    assert (deleted.event, deleted.old, deleted.signals) == (EventType.DELETED, old, {"Deleted"})
+    assert (deleted.event, deleted.old, deleted.signals) == (EventType.DELETED, old, _s("Deleted"))
     assert deleted.final_state_unknown, "the old pod's own delete was never seen"
-    assert (added.event, added.new, added.signals) == (EventType.ADDED, new, {"Created"})
+    assert (added.event, added.new, added.signals) == (EventType.ADDED, new, _s("Created"))
     assert not added.final_state_unknown
     assert deleted.correlation_id == added.correlation_id == "c-3"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notifier.objects import KubeObject, kind_of
@@ -22,7 +22,8 @@ from notifier.transitions import (
 from notifier.transitions.vocabulary import SIGNALS, STATES
 from tests.unit.transitions.odd_objects import any_object, pairs
 
-FEW = settings(max_examples=150)
+# Objects are deep: generation is slow by design, and a loaded CI machine must not flake.
+FEW = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _detect(old: KubeObject | None, new: KubeObject | None) -> Any:
@@ -93,6 +94,11 @@ def test_detect_all_splits_exactly_on_uid(pair: tuple[KubeObject, KubeObject], g
         assert [t.event for t in found] == [EventType.DELETED, EventType.ADDED]
     else:
         assert [t.event for t in found] in ([], [EventType.UPDATED])
-    edge = detect_all(None if gone else old, None if not gone else new, origin=Origin.LIVE,
-                      observed_at=1.0, correlation_id="p")
+    edge = detect_all(
+        None if gone else old,
+        None if not gone else new,
+        origin=Origin.LIVE,
+        observed_at=1.0,
+        correlation_id="p",
+    )
     assert [t.event for t in edge] == [EventType.ADDED if gone else EventType.DELETED]

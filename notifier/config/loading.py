@@ -1,0 +1,207 @@
+"""Loading a config file: YAML in, a validated ``Config`` and compiled ``Ruleset`` out.
+
+Everything that can be checked without a cluster is checked here, and
+every problem is reported at once in a ``ConfigError`` whose issues name
+the file, line:column and key path: YAML syntax, unset environment
+variables, unknown keys and wrong types (pydantic), then what needs the
+whole file (sink, template and mute-window names, state names, patterns,
+selectors, templates; see ``notifier.rules.compiling``). When some rules
+or sinks are malformed, the others are still compiled so that their
+problems show in the same report.
+
+``load_config*`` return the ``Config``; ``read_config*`` return a
+``LoadedConfig`` with the compiled ruleset, the warnings and the digest
+the reload metrics publish. Nothing here raises anything but
+``ConfigError`` (and ``OSError`` for an unreadable file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from notifier.config.documents import Document, Position, parse_document
+from notifier.config.errors import ConfigError, ConfigIssue
+from notifier.config.linting import secret_warnings
+from notifier.config.model import Config
+from notifier.config.validating import Problem, problems_of
+from notifier.rules.compiling import RulesSource, compile_ruleset
+from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
+from notifier.rules.errors import KeyPath, RulesError, format_path
+from notifier.rules.ruleset import Ruleset
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: Config
+    ruleset: Ruleset
+    warnings: tuple[ConfigIssue, ...]
+    digest: str  # sha256 of the document after ${VAR} expansion
+    source: str
+
+
+def load_config(path: str | os.PathLike[str]) -> Config:
+    return read_config(path).config
+
+
+def load_config_text(
+    text: str, source_name: str, *, environ: Mapping[str, str] | None = None
+) -> Config:
+    return read_config_text(text, source_name, environ=environ).config
+
+
+def read_config(
+    path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None
+) -> LoadedConfig:
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    return read_config_text(text, str(path), environ=environ)
+
+
+def read_config_text(
+    text: str, source_name: str, *, environ: Mapping[str, str] | None = None
+) -> LoadedConfig:
+    document = parse_document(text, os.environ if environ is None else environ)
+    report = _Report(document, source_name)
+    for path, position, message in document.problems:
+        report.add(path, message, position)
+    data = {} if document.data is None else document.data
+    config = _validated(data, report)
+    ruleset = _compiled(config, data, report)
+    report.raise_if_any()
+    assert config is not None and ruleset is not None
+    warnings = tuple(secret_warnings(document, source_name))
+    return LoadedConfig(config, ruleset, warnings, _digest(data), source_name)
+
+
+class _Report:
+    """Issues of one file, located through the document's positions."""
+
+    def __init__(self, document: Document, source: str) -> None:
+        self._document = document
+        self._source = source
+        self.issues: list[ConfigIssue] = []
+
+    def add(self, path: KeyPath, message: str, position: Position | None = None) -> None:
+        where = position or self._document.locate(path)
+        line, column = (where.line, where.column) if where else (None, None)
+        self.issues.append(ConfigIssue(self._source, line, column, format_path(path), message))
+
+    def add_problem(self, problem: Problem) -> None:
+        where = self._document.locate(problem.path, prefer_key=problem.at_key)
+        self.add(problem.path, problem.message, where)
+
+    def raise_if_any(self) -> None:
+        if self.issues:
+            raise ConfigError(self.issues)
+
+
+def _validated(data: Any, report: _Report) -> Config | None:
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        for problem in problems_of(exc, data, Config):
+            report.add_problem(problem)
+        return None
+    for path, message in _duplicate_sinks(config):
+        report.add(path, message)
+    return config
+
+
+def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
+    seen: dict[str, int] = {}
+    found: list[tuple[KeyPath, str]] = []
+    for index, sink in enumerate(config.sinks):
+        if sink.name in seen:
+            message = f"duplicate sink name {sink.name!r} (first used by sinks[{seen[sink.name]}])"
+            found.append((("sinks", index, "name"), message))
+        seen.setdefault(sink.name, index)
+    return found
+
+
+def _compiled(config: Config | None, data: Any, report: _Report) -> Ruleset | None:
+    source = _source_of(config) if config is not None else _partial_source(data)
+    if source is None:
+        return None
+    try:
+        return compile_ruleset(source)
+    except RulesError as exc:
+        for problem in exc.problems:
+            report.add(problem.path, problem.message)
+    return None
+
+
+def _source_of(config: Config) -> RulesSource:
+    return RulesSource(
+        rules=list(enumerate(config.rules)),
+        defaults=config.defaults,
+        templates=config.templates,
+        mute_windows=config.mute_windows,
+        sinks=config.sink_states(),
+        cluster_name=config.cluster_name,
+    )
+
+
+def _partial_source(data: Any) -> RulesSource | None:
+    """What can be compiled from a file that failed validation, to find more problems.
+
+    Valid rules are compiled against sink, template and window names taken
+    as written; a section too broken to read (defaults, or the top level)
+    stops this pass, since it would only produce follow-on errors.
+    """
+    if not isinstance(data, dict):
+        return None
+    defaults = _valid(DefaultsSpec, data.get("defaults", {}))
+    if defaults is None:
+        return None
+    rules = data.get("rules", [])
+    return RulesSource(
+        rules=[
+            (i, rule)
+            for i, item in enumerate(rules if isinstance(rules, list) else [])
+            if (rule := _valid(RuleSpec, item)) is not None
+        ],
+        defaults=defaults,
+        templates=_named(data.get("templates"), TemplateSpec, TemplateSpec()),
+        mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),
+        sinks=_sink_names(data.get("sinks")),
+        cluster_name=str(data.get("cluster_name", "")),
+    )
+
+
+def _valid(kind: Any, value: Any) -> Any:
+    try:
+        return TypeAdapter(kind).validate_python(value)
+    except ValidationError:
+        return None
+
+
+def _named(section: Any, kind: Any, stand_in: Any) -> dict[str, Any]:
+    """Items of a name -> value section; invalid ones replaced, so references still resolve."""
+    if not isinstance(section, dict):
+        return {}
+    return {str(name): _or(_valid(kind, value), stand_in) for name, value in section.items()}
+
+
+def _or(value: Any, stand_in: Any) -> Any:
+    return stand_in if value is None else value
+
+
+def _sink_names(section: Any) -> dict[str, bool]:
+    items = section if isinstance(section, list) else []
+    return {
+        item["name"]: item.get("enabled") is not False
+        for item in items
+        if isinstance(item, dict) and isinstance(item.get("name"), str)
+    }
+
+
+def _digest(data: Any) -> str:
+    canonical = json.dumps(data, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()

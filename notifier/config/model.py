@@ -1,0 +1,43 @@
+"""The config file's layout: every top-level key and what it holds.
+
+Each component owns the models of its own section: sinks in
+``notifier.sinks.config``, rules, defaults, templates and mute windows in
+``notifier.rules.config``. This module joins them. Unknown keys are errors
+everywhere (``extra="forbid"``); models are frozen, since one ``Config`` is
+shared by every thread until the next reload replaces it whole.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from notifier.objects import Kind
+from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
+from notifier.sinks.config import SinkConfig
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class WatchConfig(_Section):
+    """What the informers watch. Field names are read by ``notifier.source``."""
+
+    namespaces: list[str] = []  # empty: all namespaces
+    kinds: list[Kind] = [Kind.POD, Kind.DEPLOYMENT, Kind.SERVICE]
+    resync_seconds: float = Field(default=0.0, ge=0)  # 0: no periodic resync
+    workers: int = Field(default=4, ge=1, le=64)
+
+
+class Config(_Section):
+    cluster_name: str = ""
+    watch: WatchConfig = WatchConfig()
+    sinks: list[SinkConfig] = []
+    defaults: DefaultsSpec = DefaultsSpec()
+    templates: dict[str, TemplateSpec] = {}
+    mute_windows: dict[str, list[MuteIntervalSpec]] = {}
+    rules: list[RuleSpec] = []
+
+    def sink_states(self) -> dict[str, bool]:
+        """Every sink by name: enabled or not."""
+        return {sink.name: sink.enabled for sink in self.sinks}

@@ -1,0 +1,116 @@
+"""Hot reload, the pure part: swap in a new ruleset atomically, keep the last good one.
+
+``RulesHolder`` holds the ``LoadedConfig`` in use. Workers read
+``holder.ruleset()`` (an attribute read: atomic, no lock) for every
+transition; ``reload_text`` / ``reload_file`` load a candidate and, only if
+it is valid, swap it in under a lock. A failed reload changes nothing but
+the metrics and the returned ``ReloadResult``, which the caller logs or
+turns into a Kubernetes Event. Watching the file or ConfigMap is the
+caller's business.
+
+Only the rules take effect on swap. Other sections (``sinks``, ``watch``)
+are in ``ReloadResult.restart_needed`` when they changed, for the caller to
+rebuild or restart what depends on them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from notifier.config import metrics
+from notifier.config.errors import ConfigError, ConfigIssue
+from notifier.config.loading import LoadedConfig, read_config, read_config_text
+from notifier.rules.ruleset import Ruleset
+
+Clock = Callable[[], float]
+
+
+@dataclass(frozen=True, slots=True)
+class ReloadResult:
+    ok: bool
+    changed: bool  # a different config is now in use
+    digest: str  # of the candidate ("" when it could not be read)
+    issues: tuple[ConfigIssue, ...]  # the errors if not ok, else the warnings
+    at: float
+    restart_needed: tuple[str, ...] = ()  # sections changed that a swap does not apply
+
+
+class RulesHolder:
+    def __init__(self, initial: LoadedConfig, *, clock: Clock = time.time) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._current = initial
+        self.last_result = ReloadResult(True, True, initial.digest, initial.warnings, clock())
+        metrics.record_success(initial.digest, self.last_result.at)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str], *, clock: Clock = time.time) -> RulesHolder:
+        """The holder of the config in ``path``; ``ConfigError`` if it is invalid."""
+        try:
+            loaded = read_config(path)
+        except ConfigError:
+            metrics.record_failure()
+            raise
+        return cls(loaded, clock=clock)
+
+    @property
+    def current(self) -> LoadedConfig:
+        return self._current
+
+    def ruleset(self) -> Ruleset:
+        """The ruleset in use; pass ``holder.ruleset`` to ``RulesEngine``."""
+        return self._current.ruleset
+
+    def reload_file(self, path: str | os.PathLike[str]) -> ReloadResult:
+        try:
+            return self._attempt(lambda: read_config(path))
+        except OSError as exc:
+            issue = ConfigIssue(str(path), None, None, "", f"cannot read the config: {exc}")
+            return self._failed((issue,))
+
+    def reload_text(
+        self, text: str, source_name: str, *, environ: Mapping[str, str] | None = None
+    ) -> ReloadResult:
+        return self._attempt(lambda: read_config_text(text, source_name, environ=environ))
+
+    def _attempt(self, load: Callable[[], LoadedConfig]) -> ReloadResult:
+        try:
+            candidate = load()
+        except ConfigError as exc:
+            return self._failed(exc.issues)
+        return self._swap(candidate)
+
+    def _swap(self, candidate: LoadedConfig) -> ReloadResult:
+        with self._lock:
+            previous = self._current
+            changed = candidate.digest != previous.digest
+            if changed:
+                self._current = candidate
+            result = ReloadResult(
+                ok=True,
+                changed=changed,
+                digest=candidate.digest,
+                issues=candidate.warnings,
+                at=self._clock(),
+                restart_needed=_restart_needed(previous, candidate),
+            )
+            self.last_result = result
+        metrics.record_success(candidate.digest, result.at)
+        return result
+
+    def _failed(self, issues: tuple[ConfigIssue, ...]) -> ReloadResult:
+        result = ReloadResult(False, False, "", issues, self._clock())
+        with self._lock:
+            self.last_result = result
+        metrics.record_failure()
+        return result
+
+
+def _restart_needed(previous: LoadedConfig, candidate: LoadedConfig) -> tuple[str, ...]:
+    old, new = previous.config, candidate.config
+    sections = {"sinks": old.sinks != new.sinks, "watch": old.watch != new.watch}
+    return tuple(name for name, differs in sections.items() if differs)

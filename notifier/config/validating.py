@@ -1,0 +1,152 @@
+"""Pydantic's validation errors, rewritten as key paths and plain messages.
+
+Pydantic locates an error by the model's view (``sinks[0].webhook.url``,
+with the union member's tag); the user knows the file's view
+(``sinks[0].url``). ``problems_of`` maps one to the other, says which keys
+are allowed where an unknown one was found, and keeps one error per value
+when a union tried several shapes.
+"""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
+
+from notifier.rules.errors import KeyPath
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    path: KeyPath
+    message: str
+    at_key: bool = False  # point at the key rather than at its value
+
+
+def problems_of(exc: ValidationError, data: Any, root: type[BaseModel]) -> list[Problem]:
+    found: dict[KeyPath, list[tuple[ErrorDetails, bool]]] = {}
+    for error in exc.errors():
+        path, through_union = _data_path(error["loc"], data, error["type"] == "missing")
+        found.setdefault(path, []).append((error, through_union))
+    return [problem for path, errors in found.items() for problem in _kept(path, errors, root)]
+
+
+def _kept(
+    path: KeyPath, errors: list[tuple[ErrorDetails, bool]], root: type[BaseModel]
+) -> Iterator[Problem]:
+    """Drop "wrong type" errors of union members the value was clearly not meant to be."""
+    shaped = [e for e, union in errors if not (union and e["type"].endswith("_type"))]
+    for error in shaped or [errors[0][0]]:
+        yield _problem(path, error, root)
+
+
+def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel]) -> Problem:
+    kind, loc = error["type"], error["loc"]
+    if kind == "extra_forbidden":
+        return Problem(path, f"unknown key {loc[-1]!r}{_allowed_hint(root, loc)}", at_key=True)
+    if kind == "missing":
+        return Problem(path, f"missing required key {loc[-1]!r}")
+    message = error["msg"].removeprefix("Value error, ")
+    value = error.get("input")
+    if isinstance(value, _SCALARS) and not kind.startswith(("value_error", "assertion")):
+        message += f", got {value!r}"
+    return Problem(path, message)
+
+
+def _data_path(loc: tuple[int | str, ...], data: Any, missing: bool) -> tuple[KeyPath, bool]:
+    """The path in the document; skips segments pydantic adds (union tags, type names).
+
+    The last segment of a ``missing`` error is kept although the data lacks it: it is
+    the key to add."""
+    path: list[str | int] = []
+    skipped = False
+    current = data
+    for position, part in enumerate(loc):
+        if _holds(current, part):
+            current = current[part]
+        elif not (missing and position == len(loc) - 1):
+            skipped = True
+            continue
+        path.append(part)
+    return tuple(path), skipped
+
+
+def _holds(container: Any, part: int | str) -> bool:
+    if isinstance(container, dict):
+        return part in container
+    return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
+
+
+def _allowed_hint(root: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    model = _model_at(root, loc[:-1])
+    if model is None:
+        return ""
+    allowed = sorted(info.alias or name for name, info in model.model_fields.items())
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"{hint}; expected one of: {', '.join(allowed)}"
+
+
+def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
+    current: Any = root
+    for part in loc:
+        current = _child(current, part)
+        if current is None:
+            return None
+    current = _unwrapped(current)
+    return current if _is_model(current) else None
+
+
+def _child(annotation: Any, part: int | str) -> Any:
+    annotation = _unwrapped(annotation)
+    if _is_model(annotation):
+        return next(
+            (
+                info.annotation
+                for name, info in annotation.model_fields.items()
+                if part in (name, info.alias)
+            ),
+            annotation if _names_member(annotation, part) else None,
+        )
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin in (list, tuple) and isinstance(part, int):
+        return args[0]
+    if origin is dict:
+        return args[1]
+    if origin in (typing.Union, types.UnionType):
+        return _union_child(args, part)
+    return None
+
+
+def _union_child(members: tuple[Any, ...], part: int | str) -> Any:
+    for model in map(_unwrapped, members):
+        if _is_model(model) and _names_member(model, part):
+            return model
+    children = (_child(member, part) for member in members if member is not type(None))
+    return next((child for child in children if child is not None), None)
+
+
+def _names_member(model: type[BaseModel], part: int | str) -> bool:
+    """Whether ``part`` is how pydantic names this union member: its tag or class name."""
+    if part == model.__name__:
+        return True
+    tag = model.model_fields.get("type")
+    return tag is not None and part in typing.get_args(tag.annotation)
+
+
+def _unwrapped(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _is_model(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)

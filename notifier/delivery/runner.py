@@ -1,0 +1,149 @@
+"""``SinkRunner``: one sink's queue, intake and worker threads.
+
+Workers loop: load spilled rows back (``Intake.refill``), take a ready
+queue head, attempt it. Stopping has two phases: ``begin_drain`` lets
+workers finish what is queued and exit once the queue is empty; ``halt``
+closes the queue and interrupts pacing sleeps, and workers exit after the
+attempt they are in (sends return within their own timeouts). What is
+left stays in the outbox; without one it is counted as dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass
+
+from notifier.delivery.attempts import Attempts, Clocks
+from notifier.delivery.envelope import Envelope
+from notifier.delivery.intake import Intake
+from notifier.delivery.keyed_queue import KeyedQueue
+from notifier.delivery.metrics import DROPPED, SinkLabels
+from notifier.delivery.pacing import Pacer
+from notifier.delivery.retrying import RetryPolicy
+from notifier.sinks.base import Sink
+from notifier.sinks.config import DeliveryOptions
+from notifier.state import Outbox
+
+log = logging.getLogger(__name__)
+
+_IDLE_POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveryTarget:
+    """A built sink with its delivery options; sinks sharing ``pacing_group`` share a pace."""
+
+    sink: Sink
+    options: DeliveryOptions
+    pacing_group: str
+
+
+class SinkRunner:
+    def __init__(
+        self,
+        target: DeliveryTarget,
+        *,
+        outbox: Outbox | None,
+        pacer: Pacer,
+        clocks: Clocks,
+        rng: random.Random,
+    ) -> None:
+        self._target = target
+        self._clocks = clocks
+        self._labels = SinkLabels(target.sink.integration, target.sink.name)
+        self._queue = KeyedQueue(clocks.monotonic)
+        self._intake = Intake(
+            self._queue, self._labels, capacity=target.options.queue_size, outbox=outbox
+        )
+        self._halted = threading.Event()
+        self._draining = threading.Event()
+        self._attempts = Attempts(
+            target.sink,
+            target.options,
+            queue=self._queue,
+            outbox=outbox,
+            pacer=pacer,
+            pacing_group=target.pacing_group,
+            policy=RetryPolicy.from_options(target.options, rng),
+            clocks=clocks,
+            halted=self._halted,
+        )
+        self._has_outbox = outbox is not None
+        self._workers: list[threading.Thread] = []
+
+    @property
+    def integration(self) -> str:
+        return self._labels.integration
+
+    @property
+    def sink_name(self) -> str:
+        return self._labels.sink
+
+    @property
+    def alive(self) -> bool:
+        return bool(self._workers) and all(worker.is_alive() for worker in self._workers)
+
+    def depth(self) -> int:
+        return len(self._queue) + self._intake.backlog
+
+    def oldest_age(self) -> float:
+        oldest = self._queue.oldest_observed_at()
+        return 0.0 if oldest is None else max(0.0, self._clocks.wall() - oldest)
+
+    def offer(self, envelope: Envelope) -> None:
+        if self._halted.is_set() or self._draining.is_set():
+            self._refuse()
+            return
+        self._intake.offer(envelope)
+
+    def start(self) -> None:
+        self._intake.start()
+        for index in range(self._target.options.concurrency):
+            name = f"deliver-{self.sink_name}-{index}"
+            worker = threading.Thread(target=self._work, name=name, daemon=True)
+            self._workers.append(worker)
+            worker.start()
+
+    def begin_drain(self) -> None:
+        self._draining.set()
+
+    def wait_drained(self, deadline: float) -> bool:
+        """Wait until ``deadline`` (``time.monotonic``) for the workers to empty the queue."""
+        _join(self._workers, deadline)
+        return not any(worker.is_alive() for worker in self._workers)
+
+    def halt(self, deadline: float) -> None:
+        """Stop the workers; attempts in progress may finish until ``deadline``."""
+        self._halted.set()
+        self._queue.close()
+        _join(self._workers, deadline)
+        left = len(self._queue)
+        if left and not self._has_outbox:
+            DROPPED.labels(*self._labels, "stopped").inc(left)
+            log.warning("sink %s: stopped with %d unsent (no outbox)", self.sink_name, left)
+        elif left:
+            log.info("sink %s: %d unsent, kept in the outbox", self.sink_name, left)
+        if not any(worker.is_alive() for worker in self._workers):
+            self._target.sink.close()
+
+    def _work(self) -> None:
+        while not self._halted.is_set():
+            self._intake.refill()
+            envelope = self._queue.take(_IDLE_POLL_SECONDS)
+            if envelope is not None:
+                self._attempts.handle(envelope)
+            elif self._draining.is_set() and not len(self._queue):
+                return
+
+    def _refuse(self) -> None:
+        # With an outbox the row stays and the next start sends it.
+        if not self._has_outbox:
+            DROPPED.labels(*self._labels, "stopped").inc()
+
+
+def _join(threads: list[threading.Thread], deadline: float) -> None:
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))

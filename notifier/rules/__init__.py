@@ -1,0 +1,17 @@
+"""Rules: which transitions become notifications, for which sinks, saying what.
+
+Pure and synchronous: no network, no Kubernetes calls, no threads of its
+own; the time and the lookups (namespace labels, owners) are injected.
+``compiling`` turns rule settings into a ``Ruleset`` once per load;
+``Ruleset.evaluate`` routes one transition (Alertmanager-like: ordered,
+first match wins unless ``continue``); ``noise`` thins out what matched
+(dedup, group digests); ``templating``/``rendering`` write the messages;
+``engine`` strings it together for the workers. docs/rules.md is the
+user-facing description.
+"""
+
+from notifier.rules.engine import RulesEngine
+from notifier.rules.probing import EvalContext
+from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
+
+__all__ = ["CompiledRule", "EvalContext", "Evaluation", "RulesEngine", "Ruleset"]

@@ -1,0 +1,136 @@
+"""A Slack stand-in on 127.0.0.1: the Web API's ``chat.postMessage`` and an incoming webhook.
+
+``chat.postMessage`` (at ``api_url``, token ``TOKEN``) answers like Slack:
+``{"ok": true, "channel", "ts"}`` on success, ``{"ok": false, "error"}``
+otherwise (``invalid_auth`` for a wrong token). The incoming webhook (at
+``webhook_url``) answers ``ok`` or an error code as text with a 4xx status,
+as Slack does. Failures are scripted and apply to whichever endpoint is
+called next: ``fail("channel_not_found")``, ``rate_limit(retry_after=3)``,
+``server_error(500)``, ``hang()``. Successful posts are in ``messages()``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+
+from tests.support.webhook_server import HANG, LoopbackServer, ReceivedRequest, Reply
+
+TOKEN = "xoxb-test-token"
+CHANNEL_ID = "C0TESTCHAN"
+
+_WEBHOOK_PATH = "/services/T000/B000/secret"
+_WEBHOOK_STATUS = {
+    "channel_not_found": 404,
+    "no_service": 404,
+    "channel_is_archived": 410,
+    "invalid_token": 403,
+    "action_prohibited": 403,
+}
+
+
+@dataclass(frozen=True)
+class PostedMessage:
+    text: str
+    blocks: list[dict[str, Any]] | None
+    channel: str | None  # None for the incoming webhook
+    thread_ts: str | None
+    ts: str | None
+    arrived_at: float
+
+
+@dataclass(frozen=True)
+class _Failure:
+    error: str
+    status: int
+    retry_after: int | None = None
+    hang: bool = False
+
+
+class SlackServer(LoopbackServer):
+    def __init__(self) -> None:
+        super().__init__(self._respond)
+        self._failures: deque[_Failure] = deque()
+        self._messages: list[PostedMessage] = []
+        self._ts = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/"
+
+    @property
+    def webhook_url(self) -> str:
+        return f"{self.base_url}{_WEBHOOK_PATH}"
+
+    def fail(self, error: str, *, times: int = 1) -> None:
+        self._script(_Failure(error, 200), times)
+
+    def rate_limit(self, retry_after: int, *, times: int = 1) -> None:
+        self._script(_Failure("ratelimited", 429, retry_after), times)
+
+    def server_error(self, status: int = 500, *, times: int = 1) -> None:
+        self._script(_Failure("internal_error", status), times)
+
+    def hang(self, *, times: int = 1) -> None:
+        self._script(_Failure("", 0, hang=True), times)
+
+    def messages(self) -> list[PostedMessage]:
+        with self._lock:
+            return list(self._messages)
+
+    def _script(self, failure: _Failure, times: int) -> None:
+        with self._lock:
+            self._failures.extend([failure] * times)
+
+    def _respond(self, request: ReceivedRequest) -> Reply:
+        is_api = request.path.startswith("/api/chat.postMessage")
+        if is_api and request.header("Authorization") != f"Bearer {TOKEN}":
+            return _api_error(_Failure("invalid_auth", 200))
+        with self._lock:
+            failure = self._failures.popleft() if self._failures else None
+        if failure is not None:
+            if failure.hang:
+                return HANG
+            return _api_error(failure) if is_api else _webhook_error(failure)
+        return self._post(request, is_api)
+
+    def _post(self, request: ReceivedRequest, is_api: bool) -> Reply:
+        fields = request.json()
+        ts = f"1700000000.{next(self._ts):06d}" if is_api else None
+        message = PostedMessage(
+            text=fields.get("text", ""),
+            blocks=fields.get("blocks"),
+            channel=fields.get("channel") if is_api else None,
+            thread_ts=fields.get("thread_ts"),
+            ts=ts,
+            arrived_at=request.arrived_at,
+        )
+        with self._lock:
+            self._messages.append(message)
+        if not is_api:
+            return Reply(200, b"ok", {"Content-Type": "text/html"})
+        return _json(200, {"ok": True, "channel": CHANNEL_ID, "ts": ts})
+
+
+def _api_error(failure: _Failure) -> Reply:
+    reply = _json(failure.status, {"ok": False, "error": failure.error})
+    if failure.retry_after is None:
+        return reply
+    return Reply(reply.status, reply.body, {**reply.headers, "Retry-After": str(failure.retry_after)})
+
+
+def _webhook_error(failure: _Failure) -> Reply:
+    status = failure.status if failure.status != 200 else _WEBHOOK_STATUS.get(failure.error, 400)
+    headers = {"Content-Type": "text/html"}
+    if failure.retry_after is not None:
+        headers["Retry-After"] = str(failure.retry_after)
+    return Reply(status, failure.error.encode(), headers)
+
+
+def _json(status: int, document: dict[str, Any]) -> Reply:
+    return Reply(status, json.dumps(document).encode(), {"Content-Type": "application/json"})
