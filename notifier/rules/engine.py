@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from notifier.notifications import Notification
+from notifier.notifications import Message, Notification
 from notifier.rules import metrics
 from notifier.rules.facts import digest_context, single_context
 from notifier.rules.library import Role, builtin_template
@@ -134,6 +134,18 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         message=message,
         now=now,
     )
+
+
+def preview(
+    ruleset: Ruleset, transition: Transition, evaluation: Evaluation, owner: tuple[str, str] | None
+) -> list[tuple[CompiledRule, Message]]:
+    """The message each matched rule would render alone, noise control aside (``rules test``)."""
+    base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
+    single = builtin_template(Role.SINGLE)
+    return [
+        (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
+        for rule in evaluation.routes
+    ]
 
 
 def group_labels(group_by: tuple[str, ...], context: dict[str, Any]) -> GroupLabels:

@@ -33,7 +33,9 @@ from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.templating import CompiledTemplate
-from notifier.transitions.model import Transition
+from notifier.transitions.model import Origin, Transition
+
+_STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -107,7 +109,7 @@ class _Misses:
         self.startup = self.startup or isinstance(failed, OriginIn)
 
     def reason(
-        self, routes: list[CompiledRule], muted: list[CompiledRule]
+        self, routes: list[CompiledRule], muted: list[CompiledRule], origin: Origin
     ) -> SuppressReason | None:
         if routes:
             return None
@@ -115,7 +117,7 @@ class _Misses:
             return SuppressReason.MUTE
         if self.opted_out:
             return SuppressReason.OPT_OUT
-        return SuppressReason.STARTUP if self.startup else None
+        return SuppressReason.STARTUP if self.startup and origin in _STARTUP else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,7 +153,8 @@ class Ruleset:
             (muted if rule.muted(context.now) else routes).append(rule)
             if not rule.continue_matching:
                 break
-        return Evaluation(tuple(routes), tuple(muted), None, misses.reason(routes, muted))
+        reason = misses.reason(routes, muted, transition.origin)
+        return Evaluation(tuple(routes), tuple(muted), None, reason)
 
     def explain(self, transition: Transition, context: EvalContext) -> tuple[Verdict, ...]:
         """Every rule's verdict, in order, ignoring the index (slow; for people)."""

@@ -34,8 +34,9 @@ class StateStore:
         Raises ``StateUnavailableError`` when the path cannot be used at all.
         """
         connections = open_database(config.path, lock_timeout=config.lock_timeout_seconds)
-        prune = Chore(config.prune_interval_seconds, partial(_prune, config, clock))
-        self._writer = BatchWriter(connections.writer, chores=(prune,))
+        self._prune = partial(_prune, config, clock)
+        chores = (Chore(config.prune_interval_seconds, self._prune),)
+        self._writer = BatchWriter(connections.writer, chores=chores)
         self._reader = Reader(connections.reader)
         self.outbox = Outbox(self._writer, self._reader, clock=clock)
         self.dead_letters = DeadLetters(self._reader)
@@ -51,6 +52,10 @@ class StateStore:
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every write submitted so far is committed; False on timeout."""
         return self._writer.flush(timeout)
+
+    def prune(self) -> None:
+        """Prune now (the writer also does it every ``prune_interval_seconds``)."""
+        self._writer.submit(self._prune)
 
     def close(self, timeout: float = 5.0) -> None:
         """Commit what is queued (within ``timeout``) and close the database."""

@@ -24,7 +24,10 @@ as text only when it differs: most events touch a few fields of the status.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import TypeVar
+
+import msgspec
 
 from notifier.objects import (
     Condition,
@@ -48,7 +51,7 @@ from notifier.transitions.model import Change
 Fields = dict[str, str]
 """Rendered fields of one item: path suffix -> text. Absent fields are left out."""
 
-_Item = TypeVar("_Item", Container, ContainerStatus, Condition)
+_Item = TypeVar("_Item", bound=msgspec.Struct)
 
 IGNORED_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
 
@@ -69,6 +72,20 @@ def changes_between(old: KubeObject, new: KubeObject) -> tuple[Change, ...]:
     else:
         raise TypeError(f"cannot diff a {type(old).__name__} with a {type(new).__name__}")
     return tuple(diff.changes)
+
+
+def changed_items(
+    old: Sequence[_Item], new: Sequence[_Item], address: Callable[[_Item], str]
+) -> tuple[dict[str, _Item], dict[str, _Item]]:
+    """The items of each side not found unchanged on the other, by name.
+
+    Containers and conditions are matched by name (or type), so a reordering
+    is no change. Detection uses this too, so a signal always has a matching
+    change. A name given twice (an invalid object) keeps its last item.
+    """
+    before = {address(item): item for item in old if item not in new}
+    after = {address(item): item for item in new if item not in old}
+    return before, after
 
 
 def render_state(state: ContainerState) -> str | None:
@@ -144,18 +161,13 @@ class _Diff:
         address: Callable[[_Item], str],
         render: Callable[[_Item], Fields],
     ) -> None:
-        """Items addressed as ``prefix[name]``; only items that differ are rendered.
-
-        A name given twice (an invalid object) keeps its last item.
-        """
+        """Items addressed as ``prefix[name]``; only items that differ are rendered."""
         if old == new:
             return
-        before: dict[str, _Item] = {address(item): item for item in old}
-        after: dict[str, _Item] = {address(item): item for item in new}
+        before, after = changed_items(old, new, address)
         for name in dict.fromkeys([*after, *before]):
             was, now = before.get(name), after.get(name)
-            if was != now:
-                self.fields(f"{prefix}[{name}]", _render(was, render), _render(now, render))
+            self.fields(f"{prefix}[{name}]", _render(was, render), _render(now, render))
 
     def fields(self, prefix: str, old: Fields, new: Fields) -> None:
         for suffix in dict.fromkeys([*new, *old]):
@@ -194,8 +206,10 @@ def _diff_pods(diff: _Diff, old: Pod, new: Pod) -> None:
 
 def _diff_pod_spec(diff: _Diff, prefix: str, old: PodSpec, new: PodSpec) -> None:
     diff.text(f"{prefix}.nodeName", old.node_name, new.node_name)
-    diff.keyed(f"{prefix}.initContainers", old.init_containers, new.init_containers, _name, _image)
-    diff.keyed(f"{prefix}.containers", old.containers, new.containers, _name, _image)
+    diff.keyed(
+        f"{prefix}.initContainers", old.init_containers, new.init_containers, name_of, _image
+    )
+    diff.keyed(f"{prefix}.containers", old.containers, new.containers, name_of, _image)
 
 
 def _diff_pod_status(diff: _Diff, old: PodStatus, new: PodStatus) -> None:
@@ -204,9 +218,9 @@ def _diff_pod_status(diff: _Diff, old: PodStatus, new: PodStatus) -> None:
     diff.text("status.message", old.message, new.message)
     _diff_conditions(diff, old.conditions, new.conditions)
     init_old, init_new = old.init_container_statuses, new.init_container_statuses
-    diff.keyed("status.initContainerStatuses", init_old, init_new, _name, _container_fields)
+    diff.keyed("status.initContainerStatuses", init_old, init_new, name_of, _container_fields)
     main_old, main_new = old.container_statuses, new.container_statuses
-    diff.keyed("status.containerStatuses", main_old, main_new, _name, _container_fields)
+    diff.keyed("status.containerStatuses", main_old, main_new, name_of, _container_fields)
 
 
 def _diff_deployments(diff: _Diff, old: Deployment, new: Deployment) -> None:
@@ -257,12 +271,8 @@ def _diff_conditions(diff: _Diff, old: Sequence[Condition], new: Sequence[Condit
 # --- rendering -----------------------------------------------------------------------------
 
 
-def _name(item: Container | ContainerStatus) -> str:
-    return item.name
-
-
-def _type(cond: Condition) -> str:
-    return cond.type
+name_of: Callable[[Container | ContainerStatus], str] = attrgetter("name")
+_type: Callable[[Condition], str] = attrgetter("type")
 
 
 def _image(container: Container) -> Fields:

@@ -38,7 +38,7 @@ from notifier.objects import (
     key_of,
     kind_of,
 )
-from notifier.transitions.changes import changes_between
+from notifier.transitions.changes import changed_items, changes_between, name_of
 from notifier.transitions.model import Change, EventType, Origin, Transition
 from notifier.transitions.states import (
     NO_STATES,
@@ -243,7 +243,8 @@ def _images_changed(old: PodSpec, new: PodSpec) -> bool:
 def _renamed_image(old: tuple[Container, ...], new: tuple[Container, ...]) -> bool:
     if old == new:
         return False
-    # Matched by name; a duplicated name (an invalid object) keeps its last entry, as in changes.
-    before = {container.name: container.image for container in old}
-    after = {container.name: container.image for container in new}
-    return any(before.get(name, image) != image for name, image in after.items())
+    before, after = changed_items(old, new, name_of)
+    return any(
+        name in before and before[name].image != container.image
+        for name, container in after.items()
+    )

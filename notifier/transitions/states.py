@@ -25,6 +25,7 @@ from notifier.objects import (
     Pod,
     PodStatus,
 )
+from notifier.transitions.changes import changed_items, name_of
 from notifier.transitions.vocabulary import POD_PHASES
 
 OOM_KILLED = "OOMKilled"
@@ -92,16 +93,18 @@ def _restarted(
 ) -> Iterator[ContainerStatus]:
     if old == new:
         return
-    # Matched by name; a duplicated name (an invalid object) keeps its last entry, as in changes.
-    before = {status.name: status.restart_count for status in old}
-    after = {status.name: status for status in new}
+    before, after = changed_items(old, new, name_of)
     for name, status in after.items():
-        if status.restart_count > before.get(name, 0):
+        was = before.get(name)
+        if status.restart_count > (0 if was is None else was.restart_count):
             yield status
 
 
 def condition(conditions: Iterable[Condition], kind: str) -> Condition | None:
-    return next((cond for cond in conditions if cond.type == kind), None)
+    for cond in conditions:
+        if cond.type == kind:
+            return cond
+    return None
 
 
 def desired_replicas(deployment: Deployment) -> int:

@@ -121,7 +121,9 @@ def _api_error(failure: _Failure) -> Reply:
     reply = _json(failure.status, {"ok": False, "error": failure.error})
     if failure.retry_after is None:
         return reply
-    return Reply(reply.status, reply.body, {**reply.headers, "Retry-After": str(failure.retry_after)})
+    return Reply(
+        reply.status, reply.body, {**reply.headers, "Retry-After": str(failure.retry_after)}
+    )
 
 
 def _webhook_error(failure: _Failure) -> Reply:

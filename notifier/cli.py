@@ -1,0 +1,33 @@
+"""``kube-notifier``: the one command. ``run`` the service, or check and test ``rules``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from notifier import __version__
+from notifier.cli_rules import add_rules_commands
+from notifier.service.options import add_run_command
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kube-notifier",
+        description="Turn Kubernetes object changes into notifications people can act on.",
+    )
+    parser.add_argument("--version", action="version", version=f"kube-notifier {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+    add_run_command(commands)
+    add_rules_commands(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

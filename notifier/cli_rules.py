@@ -1,0 +1,220 @@
+"""``kube-notifier rules check|test``: try a config before it goes live.
+
+``check FILE`` loads the file as the service would and prints every error
+with its location (exit 1), or a one-line summary and any warnings (exit 0).
+
+``test FILE --old OLD.yaml --new NEW.yaml`` builds the transition between
+two versions of an object (``kubectl get -o yaml`` output; leave one out
+for an add or a delete), evaluates the rules and prints the transition,
+the rules that matched, with ``--explain`` why each other rule did not,
+and the rendered messages. Noise control is left out: each matched rule's
+message is shown as if it were sent alone.
+
+The service's CLI adds these with ``add_rules_commands(subparsers)``; each
+subcommand sets ``handler``, a function of the parsed arguments returning
+the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import msgspec
+import yaml
+
+from notifier.config import ConfigError, LoadedConfig, read_config
+from notifier.objects import KubeObject
+from notifier.rules.engine import preview
+from notifier.rules.probing import EvalContext, default_owner_of, safely
+from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
+from notifier.rules.selectors import parse_selector
+from notifier.transitions.detecting import detect
+from notifier.transitions.model import Origin, Transition
+
+
+def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    rules = subparsers.add_parser("rules", help="check a config file or try it on an object")
+    commands = rules.add_subparsers(dest="rules_command", required=True)
+    check = commands.add_parser("check", help="load a config file and report every error")
+    check.add_argument("file", type=Path)
+    check.set_defaults(handler=run_check)
+    test = commands.add_parser("test", help="show what the rules do with one change")
+    test.add_argument("file", type=Path)
+    test.add_argument("--old", type=Path, help="the object before (omit for an add)")
+    test.add_argument("--new", type=Path, help="the object after (omit for a delete)")
+    test.add_argument("--explain", action="store_true", help="say why other rules did not match")
+    test.add_argument("--origin", choices=[o.value for o in Origin], default=Origin.LIVE.value)
+    test.add_argument(
+        "--namespace-labels", default=None, help="labels of the object's namespace: k=v,k2=v2"
+    )
+    test.add_argument("--payload", action="store_true", help="print the webhook payloads too")
+    test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
+    test.set_defaults(handler=run_test)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``rules ...`` on its own (tests, or ``python -m notifier.cli_rules``)."""
+    parser = argparse.ArgumentParser(prog="kube-notifier")
+    add_rules_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    loaded = _load(args.file, out)
+    if loaded is None:
+        return 1
+    config = loaded.config
+    enabled = sum(1 for sink in config.sinks if sink.enabled)
+    print(
+        f"{args.file}: OK: {len(config.rules)} rules, {len(config.sinks)} sinks "
+        f"({enabled} enabled), {len(config.templates)} templates",
+        file=out,
+    )
+    for warning in loaded.warnings:
+        print(warning, file=out)
+    return 0
+
+
+def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    loaded = _load(args.file, out)
+    if loaded is None:
+        return 1
+    try:
+        transition = _transition(args)
+        labels = _labels(args.namespace_labels)
+    except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
+        print(f"error: {exc}", file=out)
+        return 1
+    if transition is None:
+        print(
+            "No transition: nothing a rule could match changed between the two objects.", file=out
+        )
+        return 0
+    _report(loaded.ruleset, transition, labels, args, out)
+    return 0
+
+
+def _load(path: Path, out: TextIO) -> LoadedConfig | None:
+    try:
+        return read_config(path)
+    except ConfigError as exc:
+        print(exc, file=out)
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
+    return None
+
+
+def _transition(args: argparse.Namespace) -> Transition | None:
+    if args.old is None and args.new is None:
+        raise ValueError("give --old, --new or both")
+    old = _object(args.old) if args.old else None
+    new = _object(args.new) if args.new else None
+    return detect(
+        old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
+    )
+
+
+class _TextTimes(yaml.SafeLoader):
+    """YAML as kubectl writes it, with timestamps kept as the strings the API sends."""
+
+
+_TextTimes.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _object(path: Path) -> KubeObject:
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
+    if not isinstance(data, dict) or data.get("kind") not in ("Pod", "Deployment", "Service"):
+        raise ValueError(f"{path}: expected a Pod, Deployment or Service with its 'kind'")
+    obj: KubeObject = msgspec.convert(data, type=KubeObject)
+    return obj
+
+
+def _labels(text: str | None) -> Mapping[str, str] | None:
+    if text is None:
+        return None
+    selector = parse_selector(text)
+    pairs = (r for r in selector.requirements if r.operator == "in" and len(r.values) == 1)
+    return {r.key: next(iter(r.values)) for r in pairs}
+
+
+def _report(
+    ruleset: Ruleset,
+    transition: Transition,
+    labels: Mapping[str, str] | None,
+    args: argparse.Namespace,
+    out: TextIO,
+) -> None:
+    context = EvalContext(time.time(), lambda namespace: labels, default_owner_of)
+    evaluation = ruleset.evaluate(transition, context)
+    _print_transition(transition, out)
+    _print_matches(evaluation, out)
+    if args.explain:
+        _print_explanation(ruleset, transition, context, out)
+    owner = safely(default_owner_of, transition.obj)
+    for rule, message in preview(ruleset, transition, evaluation, owner):
+        grouped = f" (grouped by {', '.join(rule.noise.group_by)})" if rule.noise.grouped else ""
+        print(f"\n--- message of rule {rule.name} -> {', '.join(rule.sinks)}{grouped}", file=out)
+        print(message.text, file=out)
+        _print_json("blocks", list(message.blocks), args.blocks, out)
+        _print_json("payload", message.payload, args.payload, out)
+
+
+def _print_transition(transition: Transition, out: TextIO) -> None:
+    print(
+        f"Transition: {transition.kind} {transition.key} {transition.event} "
+        f"(origin {transition.origin})",
+        file=out,
+    )
+    rows = [
+        ("states before", transition.old_states),
+        ("states after", transition.new_states),
+        ("reached", transition.reached),
+    ]
+    for label, names in rows:
+        print(f"  {label}: {', '.join(sorted(names)) or '-'}", file=out)
+    for change in transition.changes:
+        print(f"  changed {change.path}: {change.old} -> {change.new}", file=out)
+
+
+def _print_matches(evaluation: Evaluation, out: TextIO) -> None:
+    for rule in evaluation.routes:
+        print(f"Matched: {rule.name} -> {', '.join(rule.sinks) or '(no enabled sink)'}", file=out)
+    for rule in evaluation.muted:
+        print(f"Matched but muted: {rule.name}", file=out)
+    if evaluation.dropped_by is not None:
+        print(f"Dropped by rule {evaluation.dropped_by.name}", file=out)
+    if not (evaluation.routes or evaluation.muted or evaluation.dropped_by):
+        reason = f" (suppressed: {evaluation.suppressed})" if evaluation.suppressed else ""
+        print(f"No rule matched{reason}", file=out)
+
+
+def _print_explanation(
+    ruleset: Ruleset, transition: Transition, context: EvalContext, out: TextIO
+) -> None:
+    print("Rules:", file=out)
+    for verdict in ruleset.explain(transition, context):
+        detail = f": {verdict.detail}" if verdict.detail else ""
+        marker = "+" if verdict.outcome is Outcome.MATCHED else "-"
+        print(f"  {marker} {verdict.rule.name} [{verdict.outcome}]{detail}", file=out)
+
+
+def _print_json(label: str, value: Any, wanted: bool, out: TextIO) -> None:
+    if wanted:
+        print(f"{label}: {json.dumps(value, indent=2, sort_keys=True)}", file=out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The composition root: wires source -> queue -> workers -> rules -> delivery, plus HTTP."""

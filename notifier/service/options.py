@@ -1,0 +1,133 @@
+"""``kube-notifier run`` flags. Each has an environment variable and a sane default."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    config: Path
+    kubeconfig: str | None
+    context: str | None
+    listen_host: str
+    listen_port: int
+    shutdown_deadline: float
+    log_level: str
+    log_format: str
+    watchdog_seconds: float
+    stale_after_seconds: float
+    wedged_after_seconds: float
+    debug_decisions: bool
+
+
+def _env(name: str, default: str) -> str:
+    return os.environ.get(f"KUBE_NOTIFIER_{name}", default)
+
+
+def _listen(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not port.isdigit():
+        raise argparse.ArgumentTypeError(f"--listen wants HOST:PORT, got {value!r}")
+    return host or "0.0.0.0", int(port)
+
+
+def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="watch the cluster and send notifications",
+        description="Every flag can also be set with the environment variable named in its help.",
+    )
+    run.add_argument(
+        "--config",
+        type=Path,
+        default=Path(_env("CONFIG", "/etc/kube-notifier/config.yaml")),
+        help="config file with sinks and rules [KUBE_NOTIFIER_CONFIG]",
+    )
+    run.add_argument(
+        "--kubeconfig",
+        default=os.environ.get("KUBECONFIG"),
+        help="kubeconfig file; default ~/.kube/config, or the in-cluster "
+        "service account inside a pod [KUBECONFIG]",
+    )
+    run.add_argument(
+        "--context",
+        default=_env("CONTEXT", "") or None,
+        help="kubeconfig context [KUBE_NOTIFIER_CONTEXT]",
+    )
+    run.add_argument(
+        "--listen",
+        type=_listen,
+        default=_env("LISTEN", "0.0.0.0:8080"),
+        help="HOST:PORT for /healthz, /readyz, /metrics [KUBE_NOTIFIER_LISTEN]",
+    )
+    run.add_argument(
+        "--shutdown-deadline",
+        type=float,
+        default=float(_env("SHUTDOWN_DEADLINE", "20")),
+        help="seconds to drain work after SIGTERM [KUBE_NOTIFIER_SHUTDOWN_DEADLINE]",
+    )
+    run.add_argument(
+        "--log-level",
+        default=_env("LOG_LEVEL", "info"),
+        choices=["debug", "info", "warning", "error"],
+        help="[KUBE_NOTIFIER_LOG_LEVEL]",
+    )
+    run.add_argument(
+        "--log-format",
+        default=_env("LOG_FORMAT", "auto"),
+        choices=["auto", "json", "text"],
+        help="auto: text on a terminal, JSON otherwise [KUBE_NOTIFIER_LOG_FORMAT]",
+    )
+    run.add_argument(
+        "--watchdog",
+        type=float,
+        default=float(_env("WATCHDOG", "90")),
+        help="reopen a watch silent for this many seconds [KUBE_NOTIFIER_WATCHDOG]",
+    )
+    run.add_argument(
+        "--stale-after",
+        type=float,
+        default=float(_env("STALE_AFTER", "300")),
+        help="not ready when a watch was silent this long [KUBE_NOTIFIER_STALE_AFTER]",
+    )
+    run.add_argument(
+        "--wedged-after",
+        type=float,
+        default=float(_env("WEDGED_AFTER", "300")),
+        help="not alive when a worker is stuck on one key this long [KUBE_NOTIFIER_WEDGED_AFTER]",
+    )
+    run.add_argument(
+        "--debug-decisions",
+        action="store_true",
+        default=_env("DEBUG_DECISIONS", "") == "true",
+        help="serve /debug/decisions [KUBE_NOTIFIER_DEBUG_DECISIONS=true]",
+    )
+    run.set_defaults(handler=_run)
+
+
+def options_from(args: argparse.Namespace) -> RunOptions:
+    host, port = args.listen if isinstance(args.listen, tuple) else _listen(args.listen)
+    return RunOptions(
+        config=args.config,
+        kubeconfig=args.kubeconfig,
+        context=args.context,
+        listen_host=host,
+        listen_port=port,
+        shutdown_deadline=args.shutdown_deadline,
+        log_level=args.log_level,
+        log_format=args.log_format,
+        watchdog_seconds=args.watchdog,
+        stale_after_seconds=args.stale_after,
+        wedged_after_seconds=args.wedged_after,
+        debug_decisions=args.debug_decisions,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    from notifier.service.running import run  # noqa: PLC0415 - heavy imports only for run
+
+    return run(options_from(args))

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+from prometheus_client import REGISTRY
+
+from notifier.state import StateUnavailableError
+from tests.unit.sinks.factories import notification
+from tests.unit.state.helpers import open_store
+
+
+def fresh_starts(reason: str) -> float:
+    value = REGISTRY.get_sample_value("kube_notifier_state_fresh_starts_total", {"reason": reason})
+    return value or 0.0
+
+
+def assert_usable(path: Path) -> None:
+    store = open_store(path)
+    store.outbox.add(notification())
+    store.flush()
+    assert store.outbox.count_pending("hook") == 1
+    store.close()
+
+
+def test_a_missing_database_is_created_with_a_log_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "new" / "dir" / "state.db"
+
+    with caplog.at_level(logging.INFO, logger="notifier.state"):
+        assert_usable(path)
+
+    assert f"no state database at {path}" in caplog.text
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
+def test_a_corrupt_file_is_moved_aside_and_a_fresh_one_used(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "state.db"
+    path.write_bytes(b"this is not a database" * 500)
+    before = fresh_starts("corrupt")
+
+    with caplog.at_level(logging.ERROR, logger="notifier.state"):
+        assert_usable(path)
+
+    (aside,) = tmp_path.glob("state.db.corrupt-*")
+    assert aside.read_bytes().startswith(b"this is not a database")
+    assert "is corrupt" in caplog.text and str(aside) in caplog.text
+    assert fresh_starts("corrupt") == before + 1
+
+
+def test_a_database_locked_by_another_process_gives_a_fresh_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "state.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN EXCLUSIVE")
+
+    with caplog.at_level(logging.ERROR, logger="notifier.state"):
+        assert_usable_with_short_lock_timeout(path)
+
+    holder.close()
+    assert list(tmp_path.glob("state.db.locked-*"))
+    assert "is locked" in caplog.text
+
+
+def assert_usable_with_short_lock_timeout(path: Path) -> None:
+    store = open_store(path, lock_timeout_seconds=0.2)
+    store.outbox.add(notification())
+    store.flush()
+    assert store.outbox.count_pending("hook") == 1
+    store.close()
+
+
+def test_a_database_from_a_newer_release_is_set_aside(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA user_version = 99")
+
+    assert_usable(path)
+
+    assert list(tmp_path.glob("state.db.incompatible-*"))
+
+
+def test_a_path_inside_a_file_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+
+    with pytest.raises(StateUnavailableError, match="cannot create the state directory"):
+        open_store(blocker / "state.db")
+
+
+def test_a_directory_as_the_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StateUnavailableError, match="is a directory"):
+        open_store(tmp_path)
+
+
+def test_a_read_only_directory_is_a_clear_error(tmp_path: Path) -> None:
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    read_only.chmod(0o500)
+    try:
+        if (read_only / "probe").exists() or _can_write(read_only):
+            pytest.skip("running as a user that ignores permissions (root)")
+        with pytest.raises(StateUnavailableError, match="cannot use the state database"):
+            open_store(read_only / "state.db")
+    finally:
+        read_only.chmod(0o700)
+
+
+def _can_write(directory: Path) -> bool:
+    try:
+        (directory / "probe").write_text("")
+    except OSError:
+        return False
+    (directory / "probe").unlink()
+    return True

@@ -1,0 +1,79 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from notifier.objects import Kind, ObjectKey, ObjectMeta, Pod, PodStatus, key_of
+from notifier.state import SeenRecord, decode_object, encode_object
+from tests.unit.state.helpers import open_store
+
+
+def pod(name: str, phase: str, version: str) -> Pod:
+    meta = ObjectMeta(name=name, namespace="default", uid=f"uid-{name}", resource_version=version)
+    return Pod(metadata=meta, status=PodStatus(phase=phase))
+
+
+def record(store_seen: object, obj: Pod) -> None:
+    store_seen.record_seen(  # type: ignore[attr-defined]
+        Kind.POD,
+        key_of(obj),
+        uid=obj.metadata.uid,
+        resource_version=obj.metadata.resource_version,
+        encoded=encode_object(obj),
+    )
+
+
+def test_objects_round_trip_through_their_encoding() -> None:
+    original = pod("web-1", "Running", "42")
+
+    assert decode_object(encode_object(original)) == original
+
+
+def test_records_survive_a_restart(tmp_path: Path) -> None:
+    first = open_store(tmp_path / "s.db")
+    record(first.seen, pod("web-1", "Running", "42"))
+    first.close()
+
+    second = open_store(tmp_path / "s.db")
+    found = second.seen.last_seen(Kind.POD, ObjectKey("default/web-1"))
+    second.close()
+
+    assert found is not None
+    assert (found.uid, found.resource_version) == ("uid-web-1", "42")
+    assert decode_object(found.encoded) == pod("web-1", "Running", "42")
+
+
+def test_reads_see_writes_before_they_are_committed(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    key = ObjectKey("default/web-1")
+
+    record(store.seen, pod("web-1", "Pending", "1"))
+    record(store.seen, pod("web-1", "Running", "2"))
+    seen_at_once = store.seen.last_seen(Kind.POD, key)
+    store.seen.forget_seen(Kind.POD, key)
+    forgotten_at_once = store.seen.last_seen(Kind.POD, key)
+    store.flush()
+    forgotten_later = store.seen.last_seen(Kind.POD, key)
+    store.close()
+
+    assert seen_at_once is not None and seen_at_once.resource_version == "2"
+    assert forgotten_at_once is None and forgotten_later is None
+
+
+def test_all_seen_lists_one_kind_with_pending_writes(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    record(store.seen, pod("a", "Running", "1"))
+    record(store.seen, pod("b", "Running", "1"))
+    store.seen.record_seen(
+        Kind.DEPLOYMENT, ObjectKey("default/a"), uid="d", resource_version="9", encoded=b"{}"
+    )
+    store.flush()
+    store.seen.forget_seen(Kind.POD, ObjectKey("default/b"))
+    record(store.seen, pod("c", "Failed", "3"))
+
+    pods = store.seen.all_seen(Kind.POD)
+    store.close()
+
+    assert sorted(pods) == ["default/a", "default/c"]
+    assert pods[ObjectKey("default/c")] == SeenRecord(
+        "uid-c", "3", encode_object(pod("c", "Failed", "3"))
+    )
