@@ -2,8 +2,8 @@
 
 With an outbox, every notification is already a durable row when it is
 offered. If the queue is full, the envelope is simply not queued (counted
-as *spilled*); from then on the sink is in spill mode and every newer
-envelope stays in the outbox too, so nothing overtakes what is waiting.
+in ``spilled_total``); from then on the sink is in spill mode and every
+newer envelope stays in the outbox too, so nothing overtakes what waits.
 ``refill`` (called by the sink's workers) loads rows back in sequence order
 once the queue is half empty, and leaves spill mode when the outbox has no
 more. A sink starts in spill mode: what a previous process left pending is
@@ -45,8 +45,10 @@ class Intake:
         return self._backlog
 
     def start(self) -> None:
+        """Load what a previous process left, so that it goes before anything new."""
         if self._outbox is not None:
             self._backlog = self._outbox.count_pending(self._labels.sink)
+            self.refill()
 
     def offer(self, envelope: Envelope) -> None:
         with self._lock:
@@ -79,14 +81,17 @@ class Intake:
         self._note_full("dropping new notifications (no outbox to keep them)")
 
     def _put_or_spill(self, envelope: Envelope) -> None:
-        if not self._spilled and len(self._queue) < self._capacity:
+        full = len(self._queue) >= self._capacity
+        if not self._spilled and not full:
             self._queue.put(envelope)
             self._high_seq = envelope.seq
             return
+        # Behind a backlog, an envelope waits its turn in the outbox even if there is room.
         self._spilled = True
         self._backlog += 1
-        SPILLED.labels(*self._labels).inc()
-        self._note_full("keeping new notifications in the outbox until there is room")
+        if full:
+            SPILLED.labels(*self._labels).inc()
+            self._note_full("keeping new notifications in the outbox until there is room")
 
     def _leave_spill_mode(self) -> None:
         self._spilled = False

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from notifier.objects import Condition, Deployment, KubeObject, Pod, Service
+from notifier.objects import Condition, Deployment, KubeObject, Pod
 from notifier.rules.containers import container_facts
 from notifier.rules.durations import format_duration
 from notifier.transitions.model import Transition
@@ -157,7 +157,7 @@ def _condition_facts(transition: Transition) -> dict[str, Any]:
         return _pod_facts(obj, transition.old)
     if isinstance(obj, Deployment):
         return _deployment_facts(obj)
-    return _service_facts(obj)
+    return _service_facts()
 
 
 def _pod_facts(pod: Pod, old: KubeObject | None) -> dict[str, Any]:
@@ -196,10 +196,11 @@ def _is_trouble(condition: Condition) -> bool:
     return condition.status == "False"
 
 
-def _service_facts(service: Service) -> dict[str, Any]:
+def _service_facts() -> dict[str, Any]:
+    """A Service has no conditions to quote: its changes tell the story."""
     return {
         "reason": "",
-        "message": f"type {service.spec.type}",
+        "message": "",
         "container": None,
         "restart_count": 0,
         "exit_code": None,

@@ -53,20 +53,33 @@ def builtin_specs() -> Mapping[str, TemplateSpec]:
     return {name: TemplateSpec.model_validate(spec) for name, spec in yaml.safe_load(text).items()}
 
 
-@cache
 def builtin_template(role: Role) -> CompiledTemplate:
     """The built-in template of ``role``: every part present, checked by the tests."""
+    return _compiled_builtin(role.base, role)
+
+
+@cache
+def _compiled_builtin(name: str, role: Role) -> CompiledTemplate:
+    """Built-ins compile once per process, not once per load: Jinja compiling is slow."""
     problems = RuleProblems()
-    library = TemplateLibrary({}, problems)
-    compiled = library.named(role.base, ("<built-in>",), role)
+    compiled = TemplateLibrary({}, problems, share_builtins=False).named(
+        name, ("<built-in>",), role
+    )
     problems.raise_if_any()
     assert compiled is not None
     return compiled
 
 
 class TemplateLibrary:
-    def __init__(self, templates: Mapping[str, TemplateSpec], problems: RuleProblems) -> None:
+    def __init__(
+        self,
+        templates: Mapping[str, TemplateSpec],
+        problems: RuleProblems,
+        *,
+        share_builtins: bool = True,
+    ) -> None:
         self._user = dict(templates)
+        self._share_builtins = share_builtins
         self._problems = problems
         self._compiler = TemplateCompiler(make_environment(), problems)
         self._compiled: dict[tuple[str, Role], CompiledTemplate | None] = {}
@@ -80,6 +93,8 @@ class TemplateLibrary:
             known = ", ".join(sorted(self.names()))
             self._problems.add(path, f"unknown template {name!r} (defined: {known})")
             return None
+        if self._share_builtins and name not in self._user:
+            return _compiled_builtin(name, role)
         if (name, role) not in self._compiled:
             spec, where = self._lookup(name)
             self._compiled[name, role] = self._compile(name, spec, where, role)

@@ -22,6 +22,7 @@ class RunOptions:
     stale_after_seconds: float
     wedged_after_seconds: float
     debug_decisions: bool
+    state_path: str
 
 
 def _env(name: str, default: str) -> str:
@@ -106,6 +107,12 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         default=_env("DEBUG_DECISIONS", "") == "true",
         help="serve /debug/decisions [KUBE_NOTIFIER_DEBUG_DECISIONS=true]",
     )
+    run.add_argument(
+        "--state",
+        default=_env("STATE", "/var/lib/kube-notifier/state.db"),
+        help="SQLite file for the outbox and last-seen state; 'none' keeps it in "
+        "memory (nothing survives a restart) [KUBE_NOTIFIER_STATE]",
+    )
     run.set_defaults(handler=_run)
 
 
@@ -124,6 +131,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         stale_after_seconds=args.stale_after,
         wedged_after_seconds=args.wedged_after,
         debug_decisions=args.debug_decisions,
+        state_path=args.state,
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import urllib3
@@ -95,7 +95,11 @@ class RawClient:
             response.release_conn()
 
     def stream_lines(
-        self, path: str, query: dict[str, str], read_timeout: float
+        self,
+        path: str,
+        query: dict[str, str],
+        read_timeout: float,
+        on_open: Callable[[], None] = lambda: None,
     ) -> Iterator[bytes]:
         """Yield one watch event (one JSON line) at a time, as soon as it arrives.
 
@@ -103,6 +107,7 @@ class RawClient:
         no bookmark) arrives for that long, urllib3 raises ReadTimeoutError.
         """
         response = self._request(path, query, read_timeout)
+        on_open()
         with self._lock:
             self._open.add(response)
         try:

@@ -177,9 +177,11 @@ class Reflector:
         }
         path = self.resource.path(self.namespace)
         try:
-            lines = self._client.stream_lines(path, query, self._settings.inactivity_timeout)
+            lines = self._client.stream_lines(
+                path, query, self._settings.inactivity_timeout, on_open=self._touch
+            )
             for line in lines:
-                self.last_activity = self._clock()
+                self._touch()
                 self._apply(self._decode(line))
                 if stop.is_set():
                     return
@@ -188,6 +190,10 @@ class Reflector:
                 raise GoneError from err
             raise
         self._restarted("closed")
+
+    def _touch(self) -> None:
+        """The watch is alive: it just opened, or an event or bookmark arrived."""
+        self.last_activity = self._clock()
 
     def _decode(self, line: bytes) -> WatchEvent:
         try:

@@ -23,7 +23,7 @@ as text only when it differs: most events touch a few fields of the status.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import attrgetter
 from typing import TypeVar
 
@@ -44,6 +44,7 @@ from notifier.objects import (
     PodStatus,
     Service,
     ServicePort,
+    ServiceSpec,
     ServiceStatus,
 )
 from notifier.transitions.model import Change
@@ -54,6 +55,9 @@ Fields = dict[str, str]
 _Item = TypeVar("_Item", bound=msgspec.Struct)
 
 IGNORED_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
+
+name_of: Callable[[Container | ContainerStatus], str] = attrgetter("name")
+_type: Callable[[Condition], str] = attrgetter("type")
 
 
 def changes_between(old: KubeObject, new: KubeObject) -> tuple[Change, ...]:
@@ -112,6 +116,10 @@ def render_port(port: ServicePort) -> str:
     if port.target_port is not None:
         text = f"{text}->{port.target_port}"
     return f"{port.name}={text}" if port.name else text
+
+
+def render_ports(spec: ServiceSpec) -> str:
+    return ",".join(render_port(port) for port in spec.ports)
 
 
 def render_selector(selector: Mapping[str, str]) -> str:
@@ -255,7 +263,7 @@ def _diff_services(diff: _Diff, old: Service, new: Service) -> None:
     diff.text("spec.clusterIP", old_spec.cluster_ip, new_spec.cluster_ip)
     diff.text("spec.externalName", old_spec.external_name, new_spec.external_name)
     if old_spec.ports != new_spec.ports:
-        diff.text("spec.ports", _ports(old_spec.ports), _ports(new_spec.ports))
+        diff.text("spec.ports", render_ports(old_spec), render_ports(new_spec))
     if old_spec.selector != new_spec.selector:
         diff.text(
             "spec.selector", render_selector(old_spec.selector), render_selector(new_spec.selector)
@@ -269,10 +277,6 @@ def _diff_conditions(diff: _Diff, old: Sequence[Condition], new: Sequence[Condit
 
 
 # --- rendering -----------------------------------------------------------------------------
-
-
-name_of: Callable[[Container | ContainerStatus], str] = attrgetter("name")
-_type: Callable[[Condition], str] = attrgetter("type")
 
 
 def _image(container: Container) -> Fields:
@@ -302,10 +306,6 @@ def _annotations(meta: ObjectMeta) -> Mapping[str, str]:
 
 def _owners(meta: ObjectMeta) -> str:
     return ",".join(f"{ref.kind}/{ref.name}" for ref in meta.owner_references)
-
-
-def _ports(ports: Iterable[ServicePort]) -> str:
-    return ",".join(render_port(port) for port in ports)
 
 
 def _ingress(status: ServiceStatus) -> str:

@@ -38,7 +38,7 @@ from notifier.objects import (
     key_of,
     kind_of,
 )
-from notifier.transitions.changes import changed_items, changes_between, name_of
+from notifier.transitions.changes import changed_items, changes_between, name_of, render_ports
 from notifier.transitions.model import Change, EventType, Origin, Transition
 from notifier.transitions.states import (
     NO_STATES,
@@ -227,7 +227,8 @@ def _deployment_signals(old: Deployment, new: Deployment) -> Iterator[str]:
 def _service_signals(old: Service, new: Service) -> Iterator[str]:
     if old.spec.type != new.spec.type:
         yield "TypeChanged"
-    if old.spec.ports != new.spec.ports:
+    # Compared as rendered, so a signal always has its change (and 8080 == "8080" is no change).
+    if old.spec.ports != new.spec.ports and render_ports(old.spec) != render_ports(new.spec):
         yield "PortsChanged"
     if old.spec.selector != new.spec.selector:
         yield "SelectorChanged"

@@ -21,7 +21,7 @@ class SeenStore(Protocol):
     def load_seen(self) -> Iterable[tuple[WorkKey, KubeObject]]: ...
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
-        """Persist a batch: an object to remember, or None to forget the key."""
+        """Persist (asynchronously is fine): an object to remember, or None to forget the key."""
         ...
 
 
@@ -29,7 +29,6 @@ class Known:
     def __init__(self, store: SeenStore | None = None) -> None:
         self._objects: dict[WorkKey, KubeObject] = {}
         self._store = store
-        self._unsaved: list[tuple[WorkKey, KubeObject | None]] = []
         self._lock = threading.Lock()
         if store is not None:
             self._objects.update(store.load_seen())
@@ -47,12 +46,5 @@ class Known:
                 self._objects.pop(key, None)
             else:
                 self._objects[key] = obj
-            if self._store is not None:
-                self._unsaved.append((key, obj))
-
-    def flush(self) -> None:
-        """Write what changed since the last flush (batched: one transaction)."""
-        with self._lock:
-            batch, self._unsaved = self._unsaved, []
-        if batch and self._store is not None:
-            self._store.save_seen(batch)
+        if self._store is not None:
+            self._store.save_seen([(key, obj)])

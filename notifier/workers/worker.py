@@ -119,7 +119,6 @@ class Workers:
         drained = self._queue.shutdown_with_drain(deadline)
         for thread in self._threads:
             thread.join(0.5)
-        self._known.flush()
         return drained
 
     @property

@@ -158,7 +158,9 @@ def transition(
     new_obj = decode(new) if new is not None else None
     current = new_obj if new_obj is not None else old_obj
     assert current is not None
-    event = EventType.ADDED if old is None else EventType.DELETED if new is None else EventType.UPDATED
+    event = (
+        EventType.ADDED if old is None else EventType.DELETED if new is None else EventType.UPDATED
+    )
     return Transition(
         kind=kind_of(current),
         key=key_of(current),

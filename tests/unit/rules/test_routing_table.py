@@ -46,7 +46,9 @@ def _service_ports() -> Transition:
 
 
 def _pod_added(origin: Origin = Origin.LIVE) -> Transition:
-    return transition(None, POD_JSON, new_states={"Running", "Ready"}, signals={"Created"}, origin=origin)
+    return transition(
+        None, POD_JSON, new_states={"Running", "Ready"}, signals={"Created"}, origin=origin
+    )
 
 
 def _pod_deleted() -> Transition:
@@ -86,7 +88,12 @@ CASES = [
     Case("to state held before is not reached", [rule("r", {"to": ["Running"]})], crashloop, []),
     Case("from state held before", [rule("r", {"from": ["Ready"]})], crashloop, ["r"]),
     Case("from state not held", [rule("r", {"from": ["Pending"]})], crashloop, []),
-    Case("deployment Stuck", [rule("r", {"kinds": ["Deployment"], "to": ["Stuck"]})], _deployment_stuck, ["r"]),
+    Case(
+        "deployment Stuck",
+        [rule("r", {"kinds": ["Deployment"], "to": ["Stuck"]})],
+        _deployment_stuck,
+        ["r"],
+    ),
     Case("service signal", [rule("r", {"to": ["PortsChanged"]})], _service_ports, ["r"]),
     Case("created signal", [rule("r", {"to": ["Created"]})], _pod_added, ["r"]),
     Case("deleted signal", [rule("r", {"to": ["Deleted"]})], _pod_deleted, ["r"]),
@@ -98,17 +105,39 @@ CASES = [
     Case("namespace exact", [rule("r", {"namespaces": ["shop"]})], crashloop, ["r"]),
     Case("namespace exact other", [rule("r", {"namespaces": ["billing"]})], crashloop, []),
     Case("namespace glob", [rule("r", {"namespaces": ["sh*"]})], crashloop, ["r"]),
-    Case("namespace regex ~", [rule("r", {"namespaces": ["~^ci-[0-9]+$"]})], lambda: _in("ci-42"), ["r"]),
-    Case("namespace regex: prefix", [rule("r", {"namespaces": ["regex:ci-\\d+"]})], lambda: _in("ci-42"), ["r"]),
+    Case(
+        "namespace regex ~",
+        [rule("r", {"namespaces": ["~^ci-[0-9]+$"]})],
+        lambda: _in("ci-42"),
+        ["r"],
+    ),
+    Case(
+        "namespace regex: prefix",
+        [rule("r", {"namespaces": ["regex:ci-\\d+"]})],
+        lambda: _in("ci-42"),
+        ["r"],
+    ),
     Case("regex is anchored", [rule("r", {"namespaces": ["~ci"]})], lambda: _in("ci-42"), []),
     Case("namespace excluded", [rule("r", {"namespaces": ["!shop"]})], crashloop, []),
     Case("exclusion only, other ns", [rule("r", {"namespaces": ["!kube-*"]})], crashloop, ["r"]),
     Case("include and exclude", [rule("r", {"namespaces": ["*", "!sh?p"]})], crashloop, []),
     # namespace_selector
-    Case("namespace labels match", [rule("r", {"namespace_selector": "env=prod"})], crashloop, ["r"]),
-    Case("namespace labels set", [rule("r", {"namespace_selector": "env in (prod,staging),team"})], crashloop, ["r"]),
+    Case(
+        "namespace labels match", [rule("r", {"namespace_selector": "env=prod"})], crashloop, ["r"]
+    ),
+    Case(
+        "namespace labels set",
+        [rule("r", {"namespace_selector": "env in (prod,staging),team"})],
+        crashloop,
+        ["r"],
+    ),
     Case("namespace labels differ", [rule("r", {"namespace_selector": "env=ci"})], crashloop, []),
-    Case("namespace labels unknown", [rule("r", {"namespace_selector": "env"})], lambda: _in("other"), []),
+    Case(
+        "namespace labels unknown",
+        [rule("r", {"namespace_selector": "env"})],
+        lambda: _in("other"),
+        [],
+    ),
     # names
     Case("name glob", [rule("r", {"names": ["web-*"]})], crashloop, ["r"]),
     Case("name excluded", [rule("r", {"names": ["!web-*"]})], crashloop, []),
@@ -116,7 +145,9 @@ CASES = [
     Case("label equals", [rule("r", {"labels": "app=web"})], crashloop, ["r"]),
     Case("label double equals", [rule("r", {"labels": "app==web"})], crashloop, ["r"]),
     Case("label not equals", [rule("r", {"labels": "tier!=cache"})], crashloop, ["r"]),
-    Case("label not equals fails", [rule("r", {"labels": "app=web,tier!=frontend"})], crashloop, []),
+    Case(
+        "label not equals fails", [rule("r", {"labels": "app=web,tier!=frontend"})], crashloop, []
+    ),
     Case("label in", [rule("r", {"labels": "app in (api,web)"})], crashloop, ["r"]),
     Case("label notin", [rule("r", {"labels": "app notin (api,web)"})], crashloop, []),
     Case("label exists", [rule("r", {"labels": "tier"})], crashloop, ["r"]),
@@ -132,17 +163,41 @@ CASES = [
     Case("field absent", [rule("r", {"fields": ["spec.selector"]})], _service_ports, []),
     # owner, through ReplicaSet to Deployment
     Case("owner kind", [rule("r", {"owner": {"kind": "Deployment"}})], crashloop, ["r"]),
-    Case("owner kind and name", [rule("r", {"owner": {"kind": "Deployment", "name": "web"}})], crashloop, ["r"]),
+    Case(
+        "owner kind and name",
+        [rule("r", {"owner": {"kind": "Deployment", "name": "web"}})],
+        crashloop,
+        ["r"],
+    ),
     Case("owner name glob", [rule("r", {"owner": {"name": ["api", "w*"]}})], crashloop, ["r"]),
     Case("owner kind differs", [rule("r", {"owner": {"kind": "Job"}})], crashloop, []),
     Case("no owner", [rule("r", {"owner": {"kind": "Deployment"}})], _deployment_stuck, []),
     # origins
-    Case("initial list quiet by default", [rule("r")], lambda: _pod_added(Origin.INITIAL_LIST), [], SuppressReason.STARTUP),
-    Case("resync quiet by default", [rule("r")], lambda: _pod_added(Origin.RESYNC), [], SuppressReason.STARTUP),
+    Case(
+        "initial list quiet by default",
+        [rule("r")],
+        lambda: _pod_added(Origin.INITIAL_LIST),
+        [],
+        SuppressReason.STARTUP,
+    ),
+    Case(
+        "resync quiet by default",
+        [rule("r")],
+        lambda: _pod_added(Origin.RESYNC),
+        [],
+        SuppressReason.STARTUP,
+    ),
     Case("relist by default", [rule("r")], lambda: _pod_added(Origin.RELIST), ["r"]),
     Case("catch-up by default", [rule("r")], lambda: _pod_added(Origin.CATCH_UP), ["r"]),
-    Case("rule opts in", [rule("r", {"origins": ["initial_list"]})], lambda: _pod_added(Origin.INITIAL_LIST), ["r"]),
-    Case("opted-in rule only that origin", [rule("r", {"origins": ["initial_list"]})], _pod_added, []),
+    Case(
+        "rule opts in",
+        [rule("r", {"origins": ["initial_list"]})],
+        lambda: _pod_added(Origin.INITIAL_LIST),
+        ["r"],
+    ),
+    Case(
+        "opted-in rule only that origin", [rule("r", {"origins": ["initial_list"]})], _pod_added, []
+    ),
     Case(
         "defaults opt in",
         [rule("r")],
@@ -172,7 +227,9 @@ CASES = [
     ),
     # ordering, continue, drop, default route, mute
     Case("first match wins", [rule("a"), rule("b")], crashloop, ["a"]),
-    Case("continue", [rule("a", **{"continue": True}), rule("b"), rule("c")], crashloop, ["a", "b"]),
+    Case(
+        "continue", [rule("a", **{"continue": True}), rule("b"), rule("c")], crashloop, ["a", "b"]
+    ),
     Case(
         "drop stops",
         [{"name": "quiet", "match": {"namespaces": ["shop"]}, "action": "drop"}, rule("b")],
@@ -232,7 +289,9 @@ CASES = [
         [],
         SuppressReason.MUTE,
         muted=["a"],
-        mute_windows={"lunch": [{"weekdays": ["wed"], "times": ["12:00-13:00"], "timezone": "Europe/Paris"}]},
+        mute_windows={
+            "lunch": [{"weekdays": ["wed"], "times": ["12:00-13:00"], "timezone": "Europe/Paris"}]
+        },
     ),
     Case(
         "mute window over midnight not active",
@@ -279,7 +338,14 @@ def test_explain_agrees_with_evaluate(case: Case) -> None:
 
 
 def test_explain_says_why() -> None:
-    rules = ruleset([rule("deps", {"kinds": ["Deployment"]}), rule("ns", {"namespaces": ["billing"]}), rule("hit"), rule("late")])
+    rules = ruleset(
+        [
+            rule("deps", {"kinds": ["Deployment"]}),
+            rule("ns", {"namespaces": ["billing"]}),
+            rule("hit"),
+            rule("late"),
+        ]
+    )
     verdicts = {v.rule.name: v for v in rules.explain(crashloop(), _context())}
     assert "kind Pod is not one of Deployment" in verdicts["deps"].detail
     assert "namespace 'shop' does not match ['billing']" in verdicts["ns"].detail
@@ -292,6 +358,8 @@ def test_failing_lookups_count_as_unknown() -> None:
     def broken(_: object) -> Any:
         raise RuntimeError("cache not synced")
 
-    rules = ruleset([rule("sel", {"namespace_selector": "env"}), rule("own", {"owner": {"kind": "Deployment"}})])
+    rules = ruleset(
+        [rule("sel", {"namespace_selector": "env"}), rule("own", {"owner": {"kind": "Deployment"}})]
+    )
     context = EvalContext(now=NOW, namespace_labels=broken, owner_of=broken)
     assert rules.evaluate(crashloop(), context).routes == ()

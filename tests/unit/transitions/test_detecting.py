@@ -295,3 +295,11 @@ def test_replicas_unset_and_one_are_the_same_scale() -> None:
     old = deployments("deployment_rollout")[0]
     one, unset = (replace(old, spec=replace(old.spec, replicas=r)) for r in (1, None))
     assert "Scaled" not in signals_between(one, unset)
+
+
+def test_a_port_number_sent_as_text_is_no_change() -> None:
+    service = services("service")[0]
+    port = service.spec.ports[0]
+    as_text = replace(port, target_port=str(port.target_port))
+    retyped = replace(service, spec=replace(service.spec, ports=(as_text,)))
+    assert _detect(service, retyped) is None

@@ -1,0 +1,62 @@
+"""The service's liveness and readiness checks, built from its parts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from notifier.api.checks import Check, CheckResult, flag, threshold
+from notifier.config.reloading import RulesHolder
+from notifier.delivery.delivery import Delivery
+from notifier.source.informer import Informer
+from notifier.workers.worker import Workers
+
+
+@dataclass
+class Parts:
+    holder: RulesHolder
+    informers: Sequence[Informer]
+    workers: Workers
+    delivery: Delivery
+    stale_after: float
+    wedged_after: float
+    shutting_down: Callable[[], bool]
+
+
+def liveness(parts: Parts) -> list[Check]:
+    """Would a restart help? Dead threads or a wedged worker: yes. An unreachable API: no."""
+    checks = [flag(f"informer-{i.kind.value}", _alive(i), "thread died") for i in parts.informers]
+    checks.append(flag("workers", lambda: parts.workers.alive, "a worker thread died"))
+    checks.append(threshold("worker-busy", parts.workers.longest_busy_seconds, parts.wedged_after))
+    return checks
+
+
+def readiness(parts: Parts) -> list[Check]:
+    checks: list[Check] = [
+        flag("shutdown", lambda: not parts.shutting_down(), "shutting down"),
+        flag("config", lambda: parts.holder.current is not None, "no config loaded"),
+        flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
+    ]
+    for informer in parts.informers:
+        checks.append(_synced(informer))
+        checks.append(
+            threshold(
+                f"watch-{informer.kind.value}", informer.seconds_since_activity, parts.stale_after
+            )
+        )
+    return checks
+
+
+def _alive(informer: Informer) -> Callable[[], bool]:
+    return lambda: informer.alive
+
+
+def _synced(informer: Informer) -> Check:
+    def check() -> CheckResult:
+        return CheckResult(
+            f"synced-{informer.kind.value}",
+            informer.synced,
+            "" if informer.synced else "initial list not done",
+        )
+
+    return check

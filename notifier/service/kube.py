@@ -1,0 +1,56 @@
+"""Authenticate as kubectl does, and check up front that we may list what we watch."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from kubernetes import config as kube_config
+from kubernetes.client import ApiClient
+from kubernetes.config.config_exception import ConfigException
+
+from notifier.objects import Kind
+from notifier.source.client import ApiError, RawClient
+from notifier.source.resources import RESOURCES
+
+FORBIDDEN = 403
+UNAUTHORIZED = 401
+
+
+class KubeAccessError(Exception):
+    """We cannot talk to the API server as configured, or may not read what we must."""
+
+
+def api_client(kubeconfig: str | None, context: str | None) -> ApiClient:
+    """``--kubeconfig``/``KUBECONFIG``/``~/.kube/config``, else the in-cluster service account."""
+    in_pod = "KUBERNETES_SERVICE_HOST" in os.environ
+    default_file = os.path.expanduser("~/.kube/config")
+    try:
+        if kubeconfig or not in_pod or os.path.exists(default_file):
+            client: ApiClient = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
+                config_file=kubeconfig, context=context
+            )
+            return client
+        kube_config.load_incluster_config()  # type: ignore[no-untyped-call]
+        return ApiClient()
+    except (ConfigException, OSError) as err:
+        raise KubeAccessError(f"cannot load Kubernetes credentials: {err}") from err
+
+
+def check_access(client: RawClient, kinds: Sequence[Kind], namespaces: Sequence[str]) -> None:
+    """List one object of each kind in each scope: a clear error now beats a retry loop later."""
+    for kind in kinds:
+        resource = RESOURCES[kind]
+        scopes: list[str | None] = [*namespaces] or [None]
+        for namespace in scopes:
+            try:
+                client.get(resource.path(namespace), {"limit": "1"})
+            except ApiError as err:
+                if err.status not in (FORBIDDEN, UNAUTHORIZED):
+                    raise
+                scope = f"in namespace {namespace!r}" if namespace else "cluster-wide"
+                group = resource.group_path.removeprefix("/apis/").removeprefix("/api/")
+                raise KubeAccessError(
+                    f"not allowed to list {resource.plural} ({group}) {scope}: "
+                    f"{err.message or err.reason}. Grant list and watch on {resource.plural}."
+                ) from err

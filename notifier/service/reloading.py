@@ -1,0 +1,68 @@
+"""Hot reload of the config file (a mounted ConfigMap): poll, validate, swap or keep.
+
+Kubelet updates a mounted ConfigMap by swapping a symlink, so we compare
+the file's content digest, not its mtime. An invalid change is logged with
+every error and the last good rules keep running.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+from pathlib import Path
+
+from notifier.config.reloading import ReloadResult, RulesHolder
+
+log = logging.getLogger("notifier.config")
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+class FileReloader:
+    def __init__(self, holder: RulesHolder, path: Path, interval: float = 2.0) -> None:
+        self._holder = holder
+        self._path = path
+        self._interval = interval
+        self._seen = _digest(path)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="config-reload", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.check()
+
+    def check(self) -> ReloadResult | None:
+        digest = _digest(self._path)
+        if digest == self._seen:
+            return None
+        self._seen = digest
+        result = self._holder.reload_file(self._path)
+        report(result, str(self._path))
+        return result
+
+
+def report(result: ReloadResult, source: str) -> None:
+    if not result.ok:
+        errors = "\n".join(f"  {issue}" for issue in result.issues)
+        log.error("config %s rejected; the last good rules keep running:\n%s", source, errors)
+    elif result.changed:
+        log.info("config %s reloaded (sha256 %s)", source, result.digest[:12])
+        if result.restart_needed:
+            log.warning(
+                "config %s changed %s: that part applies at the next restart",
+                source,
+                ", ".join(result.restart_needed),
+            )

@@ -1,0 +1,184 @@
+"""``kube-notifier run``: build every part, start them in order, stop them in reverse.
+
+Start: config -> credentials and an access check -> state -> delivery ->
+workers -> informers -> HTTP. Once informers are synced, what we knew before
+a restart and is gone now is queued as catch-up deletes, and the cache is
+frozen out of the cyclic GC's reach. SIGTERM (or SIGINT): readiness goes
+false, informers stop, workers drain, open groups are released, delivery
+drains until the deadline (the rest stays in the outbox), exit 0. A second
+signal ends the process at once.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from types import FrameType
+
+from notifier.api.app import create_app
+from notifier.api.server import HttpServer
+from notifier.config.errors import ConfigError
+from notifier.config.reloading import RulesHolder
+from notifier.delivery.building import build_delivery
+from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.rules.engine import RulesEngine
+from notifier.service import health
+from notifier.service.kube import KubeAccessError, api_client, check_access
+from notifier.service.logs import setup_logging
+from notifier.service.options import RunOptions
+from notifier.service.reloading import FileReloader, report
+from notifier.service.seen import DurableSeen
+from notifier.service.stage import RoutingStage, Ticker
+from notifier.source.client import RawClient
+from notifier.source.informer import Informer
+from notifier.source.reflector import ReflectorSettings
+from notifier.state import StateConfig, StateStore, StateUnavailableError
+from notifier.workers.intake import Intake
+from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
+from notifier.workers.worker import Workers
+
+log = logging.getLogger("notifier.service")
+
+EXIT_CONFIG = 2
+EXIT_ACCESS = 3
+EXIT_STATE = 4
+
+
+class _Signals:
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+
+    def install(self) -> None:
+        signal.signal(signal.SIGTERM, self._on_signal)
+        signal.signal(signal.SIGINT, self._on_signal)
+
+    def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
+        if self.stop.is_set():
+            log.warning("second %s: exiting now", signal.Signals(signum).name)
+            os._exit(1)
+        log.info("%s: shutting down", signal.Signals(signum).name)
+        self.stop.set()
+
+
+def run(opts: RunOptions) -> int:
+    setup_logging(opts.log_level, opts.log_format)
+    try:
+        holder = RulesHolder.from_file(opts.config)
+    except ConfigError as err:
+        print(f"kube-notifier: invalid config:\n{err}", file=sys.stderr)
+        return EXIT_CONFIG
+    except OSError as err:
+        print(f"kube-notifier: cannot read config {opts.config}: {err}", file=sys.stderr)
+        return EXIT_CONFIG
+    report(holder.last_result, str(opts.config))
+    watch = holder.current.config.watch
+    try:
+        raw = RawClient(api_client(opts.kubeconfig, opts.context))
+        check_access(raw, watch.kinds, watch.namespaces)
+    except KubeAccessError as err:
+        print(f"kube-notifier: {err}", file=sys.stderr)
+        return EXIT_ACCESS
+    try:
+        state = None if opts.state_path == "none" else StateStore(StateConfig(path=opts.state_path))
+    except StateUnavailableError as err:
+        print(f"kube-notifier: state database unusable: {err}", file=sys.stderr)
+        return EXIT_STATE
+    return _Service(opts, holder, raw, state).serve()
+
+
+class _Service:
+    def __init__(
+        self, opts: RunOptions, holder: RulesHolder, raw: RawClient, state: StateStore | None
+    ) -> None:
+        config = holder.current.config
+        self.opts, self.holder, self.state = opts, holder, state
+        self.signals = _Signals()
+        self.delivery = build_delivery(config.sinks, state=state)
+        self.engine = RulesEngine(holder.ruleset)
+        self.ticker = Ticker(self.engine, self.delivery)
+        self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
+        seen = DurableSeen(state.seen, config.watch.kinds) if state is not None else None
+        self.known = Known(seen)
+        self.intake = Intake(self.queue, self.known)
+        settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
+        self.informers = [
+            Informer(
+                kind,
+                client=raw,
+                handler=self.intake,
+                namespaces=config.watch.namespaces,
+                settings=settings,
+                resync_seconds=config.watch.resync_seconds,
+            )
+            for kind in config.watch.kinds
+        ]
+        self.workers = Workers(
+            queue=self.queue,
+            intake=self.intake,
+            known=self.known,
+            stores={i.kind: i.store for i in self.informers},
+            sink=RoutingStage(self.engine, self.delivery),
+            count=config.watch.workers,
+        )
+        self.reloader = FileReloader(holder, opts.config)
+        parts = health.Parts(
+            holder,
+            self.informers,
+            self.workers,
+            self.delivery,
+            opts.stale_after_seconds,
+            opts.wedged_after_seconds,
+            self.signals.stop.is_set,
+        )
+        app = create_app(
+            liveness=lambda: health.liveness(parts), readiness=lambda: health.readiness(parts)
+        )
+        self.http = HttpServer(app, host=opts.listen_host, port=opts.listen_port)
+
+    def serve(self) -> int:
+        self.signals.install()
+        self.delivery.start()
+        self.workers.start()
+        self.ticker.start()
+        for informer in self.informers:
+            informer.start()
+        self.http.start()
+        self.reloader.start()
+        log.info("kube-notifier started; HTTP on %s:%d", self.opts.listen_host, self.http.port)
+        threading.Thread(target=self._after_sync, name="after-sync", daemon=True).start()
+        self.signals.stop.wait()
+        return self._shutdown()
+
+    def _after_sync(self) -> None:
+        while not all(i.synced for i in self.informers):
+            if self.signals.stop.wait(0.2):
+                return
+        for informer in self.informers:
+            gone = self.intake.enqueue_vanished(informer.kind, set(informer.store.snapshot()))
+            if gone:
+                log.info("%d %s objects were deleted while we were away", gone, informer.kind.value)
+        gc.freeze()  # the cache is long-lived: keep the cyclic GC from rescanning it
+        log.info(
+            "informers synced: %s",
+            ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),
+        )
+
+    def _shutdown(self) -> int:
+        deadline = time.monotonic() + self.opts.shutdown_deadline
+        self.reloader.stop()
+        for informer in self.informers:
+            informer.stop()
+        drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
+        self.ticker.stop(release_all=True)
+        delivered = self.delivery.stop(deadline)
+        if self.state is not None:
+            self.state.close()
+        self.http.stop()
+        log.info("stopped (workers drained: %s, deliveries drained: %s)", drained, delivered)
+        return 0

@@ -1,0 +1,67 @@
+"""Where workers hand transitions: rules decide, delivery sends.
+
+``RoutingStage`` is the workers' TransitionSink. A ``Ticker`` thread
+releases group digests when they come due.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from notifier.delivery.delivery import Delivery
+from notifier.rules.engine import RulesEngine
+from notifier.transitions.model import Transition
+
+
+class RoutingStage:
+    def __init__(
+        self,
+        engine: RulesEngine,
+        delivery: Delivery,
+        observe: Callable[[Transition, int], None] = lambda t, n: None,
+    ) -> None:
+        self._engine = engine
+        self._delivery = delivery
+        self._observe = observe
+
+    def handle(self, transitions: list[Transition]) -> None:
+        for transition in transitions:
+            notifications = self._engine.process(transition)
+            for notification in notifications:
+                self._delivery.submit(notification)
+            self._observe(transition, len(notifications))
+
+
+class Ticker:
+    """Calls the rules engine's ``tick`` every ``interval`` seconds and delivers digests."""
+
+    def __init__(self, engine: RulesEngine, delivery: Delivery, interval: float = 0.5) -> None:
+        self._engine = engine
+        self._delivery = delivery
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="rules-ticker", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._interval):
+            self.flush()
+
+    def flush(self, now: float | None = None) -> None:
+        for notification in self._engine.tick(now):
+            self._delivery.submit(notification)
+
+    def stop(self, *, release_all: bool) -> None:
+        """Stop ticking; with ``release_all`` hand on every open group now (shutdown)."""
+        self._stop.set()
+        self._thread.join(2)
+        if release_all:
+            self.flush(now=time.time() + 10**6)  # later than any group_wait or interval

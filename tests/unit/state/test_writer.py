@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from notifier.state.writer import BatchWriter, Chore
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Path:
+    path = tmp_path / "w.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (n INTEGER UNIQUE)")
+    return path
+
+
+@pytest.fixture
+def writer(db: Path) -> Iterator[BatchWriter]:
+    started = BatchWriter(sqlite3.connect(db, isolation_level=None, check_same_thread=False))
+    started.start()
+    yield started
+    started.close()
+
+
+def insert(n: int, conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT INTO t VALUES (?)", (n,))
+
+
+def rows(db: Path) -> list[int]:
+    return [n for (n,) in sqlite3.connect(db).execute("SELECT n FROM t ORDER BY rowid")]
+
+
+def test_writes_commit_in_submission_order_and_flush_waits(writer: BatchWriter, db: Path) -> None:
+    for n in range(500):
+        writer.submit(partial(insert, n))
+
+    assert writer.flush(5)
+    assert rows(db) == list(range(500))
+
+
+def test_callbacks_run_after_commit_in_order(writer: BatchWriter, db: Path) -> None:
+    seen: list[tuple[int, bool]] = []
+    for n in range(20):
+        writer.submit(partial(insert, n), partial(lambda n: seen.append((n, n in rows(db))), n))
+
+    writer.flush(5)
+
+    assert seen == [(n, True) for n in range(20)]
+
+
+def test_a_failing_write_is_dropped_alone(writer: BatchWriter, db: Path) -> None:
+    called: list[int] = []
+    gate = threading.Event()
+    writer.submit(lambda _: gate.wait(5))  # hold the writer so the next three share a batch
+    for n in (1, 1, 2):  # the second 1 breaks the UNIQUE constraint
+        writer.submit(partial(insert, n), partial(called.append, n))
+    gate.set()
+
+    writer.flush(5)
+
+    assert rows(db) == [1, 2]
+    assert called == [1, 1, 2], "callbacks run even for a dropped write"
+
+
+def test_chores_run_every_interval(db: Path) -> None:
+    runs: list[float] = []
+    chore = Chore(0.05, lambda _: runs.append(time.monotonic()))
+    writer = BatchWriter(
+        sqlite3.connect(db, isolation_level=None, check_same_thread=False), chores=(chore,)
+    )
+    writer.start()
+    time.sleep(0.4)
+    writer.close()
+
+    assert 3 <= len(runs) <= 10
+
+
+def test_close_commits_what_is_queued(db: Path) -> None:
+    writer = BatchWriter(sqlite3.connect(db, isolation_level=None, check_same_thread=False))
+    writer.start()
+    for n in range(100):
+        writer.submit(partial(insert, n))
+
+    writer.close()
+
+    assert not writer.alive
+    assert rows(db) == list(range(100))
