@@ -18,10 +18,11 @@ read the very same stream.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
@@ -44,7 +45,7 @@ SIDECAR_IMAGES = (
     ("otel-agent", "otel/opentelemetry-collector-contrib:0.101.0"),
 )
 WORDS = ("api", "web", "worker", "gateway", "indexer", "cache", "billing", "auth", "cart", "feed")
-_EPOCH = datetime(2024, 5, 1, 8, 0, 0, tzinfo=UTC)
+_EPOCH = datetime(2024, 5, 1, 8, 0, 0)  # naive, read as UTC
 _ALPHANUM = "bcdfghjklmnpqrstvwxz2456789"  # the alphabet of generated name suffixes
 
 
@@ -112,7 +113,9 @@ def _deployment(rng: random.Random, index: int) -> Deployment:
 def make_fleet(rng: random.Random, deployments: int = 200, nodes: int = 50) -> Fleet:
     return Fleet(
         deployments=tuple(_deployment(rng, i) for i in range(deployments)),
-        nodes=tuple(f"ip-10-0-{i // 250}-{i % 250}.eu-west-1.compute.internal" for i in range(nodes)),
+        nodes=tuple(
+            f"ip-10-0-{i // 250}-{i % 250}.eu-west-1.compute.internal" for i in range(nodes)
+        ),
     )
 
 
@@ -154,11 +157,10 @@ class PodState:
 
 
 def _ts(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"{moment.isoformat()}Z"
 
 
-def _labels(pod: PodIdentity) -> dict[str, str]:
-    deployment = pod.deployment
+def _labels(deployment: Deployment) -> dict[str, str]:
     app = deployment.name.rsplit("-", 1)[0]
     return {
         "app": app,
@@ -187,7 +189,7 @@ def _metadata(pod: PodIdentity, state: PodState) -> Json:
         "uid": pod.uid,
         "resourceVersion": str(state.resource_version),
         "creationTimestamp": _ts(pod.created),
-        "labels": _labels(pod),
+        "labels": _labels(deployment),
         "annotations": _annotations(pod),
         "ownerReferences": [
             {
@@ -213,29 +215,35 @@ def _probe(path: str, port: int, delay: int) -> Json:
     }
 
 
-def _env(pod: PodIdentity) -> list[Json]:
-    deployment = pod.deployment
+def _field_ref(path: str) -> Json:
+    return {"fieldRef": {"apiVersion": "v1", "fieldPath": path}}
+
+
+def _env(deployment: Deployment) -> list[Json]:
+    secret = {"secretKeyRef": {"name": f"{deployment.name}-db", "key": "password"}}
     return [
         {"name": "SERVICE_NAME", "value": deployment.name},
         {"name": "OTEL_EXPORTER_OTLP_ENDPOINT", "value": "http://otel-collector.platform:4317"},
-        {"name": "POD_NAME", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.name"}}},
-        {"name": "POD_IP", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "status.podIP"}}},
-        {"name": "DB_PASSWORD", "valueFrom": {"secretKeyRef": {"name": f"{deployment.name}-db", "key": "password"}}},
-    ]  # fmt: skip
-
-
-def _mounts(token_volume: str) -> list[Json]:
-    return [
-        {"name": "config", "readOnly": True, "mountPath": "/etc/app"},
-        {
-            "name": token_volume,
-            "readOnly": True,
-            "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
-        },
+        {"name": "POD_NAME", "valueFrom": _field_ref("metadata.name")},
+        {"name": "POD_IP", "valueFrom": _field_ref("status.podIP")},
+        {"name": "DB_PASSWORD", "valueFrom": secret},
     ]
 
 
-def _container(name: str, image: str, port: int, env: list[Json], token_volume: str) -> Json:
+def _mounts(token_volume: str | None) -> list[Json]:
+    mounts: list[Json] = [{"name": "config", "readOnly": True, "mountPath": "/etc/app"}]
+    if token_volume:
+        mounts.append(
+            {
+                "name": token_volume,
+                "readOnly": True,
+                "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+            }
+        )
+    return mounts
+
+
+def _container(name: str, image: str, port: int, env: list[Json], token_volume: str | None) -> Json:
     container = {
         "name": name,
         "image": image,
@@ -257,43 +265,65 @@ def _container(name: str, image: str, port: int, env: list[Json], token_volume: 
     return container
 
 
-def _volumes(pod: PodIdentity, token_volume: str) -> list[Json]:
-    token_sources = [
-        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
-        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
-        {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}},
-    ]  # fmt: skip
+def _volumes(deployment: Deployment, token_volume: str | None) -> list[Json]:
+    volumes: list[Json] = [
+        {"name": "config", "configMap": {"name": f"{deployment.name}-config", "defaultMode": 420}}
+    ]
+    if token_volume:
+        ca = {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}
+        namespace = {"path": "namespace", **_field_ref("metadata.namespace")}
+        token_sources = [
+            {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+            {"configMap": ca},
+            {"downwardAPI": {"items": [namespace]}},
+        ]
+        volumes.append(
+            {"name": token_volume, "projected": {"sources": token_sources, "defaultMode": 420}}
+        )
+    return volumes
+
+
+def _tolerations() -> list[Json]:
     return [
-        {"name": "config", "configMap": {"name": f"{pod.deployment.name}-config", "defaultMode": 420}},
-        {"name": token_volume, "projected": {"sources": token_sources, "defaultMode": 420}},
-    ]  # fmt: skip
+        {
+            "key": f"node.kubernetes.io/{taint}",
+            "operator": "Exists",
+            "effect": "NoExecute",
+            "tolerationSeconds": 300,
+        }
+        for taint in ("not-ready", "unreachable")
+    ]
 
 
-def _spec(pod: PodIdentity) -> Json:
-    token_volume = f"kube-api-access-{pod.uid[:5]}"
-    sidecar_name, sidecar_image = pod.deployment.sidecar
-    return {
-        "volumes": _volumes(pod, token_volume),
+def _spec(deployment: Deployment, token_volume: str | None, node: str | None) -> Json:
+    """The Pod spec; without ``token_volume`` and ``node``, the part the controller wrote."""
+    sidecar_name, sidecar_image = deployment.sidecar
+    spec: Json = {
+        "volumes": _volumes(deployment, token_volume),
         "containers": [
-            _container("app", pod.deployment.app_image, 8080, _env(pod), token_volume),
-            _container(sidecar_name, sidecar_image, 15000, _env(pod)[:1], token_volume),
+            _container("app", deployment.app_image, 8080, _env(deployment), token_volume),
+            _container(sidecar_name, sidecar_image, 15000, _env(deployment)[:1], token_volume),
         ],
         "restartPolicy": "Always",
         "terminationGracePeriodSeconds": 30,
         "dnsPolicy": "ClusterFirst",
         "serviceAccountName": "default",
         "serviceAccount": "default",
-        "nodeName": pod.node,
+        "nodeName": node,
         "securityContext": {},
         "schedulerName": "default-scheduler",
-        "tolerations": [
-            {"key": f"node.kubernetes.io/{taint}", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}
-            for taint in ("not-ready", "unreachable")
-        ],  # fmt: skip
+        "tolerations": _tolerations(),
         "priority": 0,
         "enableServiceLinks": True,
         "preemptionPolicy": "PreemptLowerPriority",
     }
+    if node is None:
+        del spec["nodeName"]  # set by the scheduler's binding, not by the controller
+    return spec
+
+
+def _pod_spec(pod: PodIdentity) -> Json:
+    return _spec(pod.deployment, f"kube-api-access-{pod.uid[:5]}", pod.node)
 
 
 def _condition(kind: str, ready: bool, when: datetime, crash_looping: bool) -> Json:
@@ -382,36 +412,51 @@ def _status(pod: PodIdentity, state: PodState) -> Json:
 
 
 # -- managedFields: the server-side-apply bookkeeping that dominates a Pod's size --
-def _fields_of(value: Any, top: bool = False) -> Json:
-    """The FieldsV1 set of ``value``: keys as ``f:key``, keyed list items as ``k:{...}``.
+# How the API server keys the items of each list it tracks; other lists are atomic.
+_LIST_KEYS = {
+    "containers": ("name",),
+    "env": ("name",),
+    "ports": ("containerPort", "protocol"),
+    "volumeMounts": ("mountPath",),
+    "volumes": ("name",),
+    "conditions": ("type",),
+    "hostIPs": ("ip",),
+    "podIPs": ("ip",),
+}
+
+
+def _fields_of(value: Json, top: bool = False) -> Json:
+    """The FieldsV1 set of a map: keys as ``f:key``, keyed list items as ``k:{...}``.
 
     As the API server writes it: sorted keys, ``"."`` for a map or item that
     is itself owned (not at the top), ``{}`` for scalars and atomic lists.
     """
-    if isinstance(value, dict):
-        fields: Json = {".": {}} if value and not top else {}
-        fields.update({f"f:{key}": _fields_of(item) for key, item in value.items()})
-        return dict(sorted(fields.items()))
-    if isinstance(value, list) and value and isinstance(value[0], dict):
-        keyed = {f"k:{_item_key(item)}": _fields_of(item) for item in value}
-        return dict(sorted({".": {}, **keyed}.items()))
-    return {}
+    fields: Json = {} if top else {".": {}}
+    for key, item in value.items():
+        if isinstance(item, list):
+            fields[f"f:{key}"] = _list_fields(key, item)
+        else:
+            fields[f"f:{key}"] = _fields_of(item) if isinstance(item, dict) and item else {}
+    return dict(sorted(fields.items()))
 
 
-def _item_key(item: Json) -> str:
-    for key in ("name", "type", "ip", "key"):
-        if key in item:
-            return msgspec.json.encode({key: item[key]}).decode()
-    return "{}"
+def _list_fields(name: str, items: list[Json]) -> Json:
+    keys = _LIST_KEYS.get(name)
+    if keys is None:
+        return {}
+    fields: Json = {".": {}}
+    for item in items:
+        fields[f"k:{msgspec.json.encode({k: item[k] for k in keys}).decode()}"] = _fields_of(item)
+    return dict(sorted(fields.items()))
 
 
-def _owned_by_controller(meta: Json, spec: Json) -> Json:
-    """What kube-controller-manager set when it created the Pod from the template."""
-    owner_uid = meta["ownerReferences"][0]["uid"]
-    owned_meta = _fields_of({key: meta[key] for key in ("generateName", "labels")}, top=True)
-    owned_meta["f:ownerReferences"] = {".": {}, f'k:{{"uid":"{owner_uid}"}}': {}}
-    template_only = {**spec, "volumes": spec["volumes"][:1]}  # the token volume is admission's
-    return {"f:metadata": owned_meta, "f:spec": _fields_of(template_only, top=True)}
+@functools.cache
+def _owned_by_controller(deployment: Deployment) -> Json:
+    """What kube-controller-manager set when it created a Pod from the template."""
+    labels = _labels(deployment)
+    meta = _fields_of({"generateName": "", "labels": labels}, top=True)
+    meta["f:ownerReferences"] = {".": {}, f'k:{{"uid":"{deployment.replica_set_uid}"}}': {}}
+    return {"f:metadata": meta, "f:spec": _fields_of(_spec(deployment, None, None), top=True)}
 
 
 def _owned_by_kubelet(status: Json) -> Json:
@@ -421,7 +466,7 @@ def _owned_by_kubelet(status: Json) -> Json:
     return {"f:status": dict(sorted(fields.items()))}
 
 
-def _managed_fields(pod: PodIdentity, meta: Json, spec: Json, status: Json) -> list[Json]:
+def _managed_fields(pod: PodIdentity, status: Json) -> list[Json]:
     return [
         {
             "manager": "kube-controller-manager",
@@ -429,7 +474,7 @@ def _managed_fields(pod: PodIdentity, meta: Json, spec: Json, status: Json) -> l
             "apiVersion": "v1",
             "time": _ts(pod.created),
             "fieldsType": "FieldsV1",
-            "fieldsV1": _owned_by_controller(meta, spec),
+            "fieldsV1": _owned_by_controller(pod.deployment),
         },
         {
             "manager": "kubelet",
@@ -445,9 +490,15 @@ def _managed_fields(pod: PodIdentity, meta: Json, spec: Json, status: Json) -> l
 
 def pod_document(pod: PodIdentity, state: PodState) -> Json:
     """The Pod as the API server serializes it (same key order as its Go structs)."""
-    meta, spec, status = _metadata(pod, state), _spec(pod), _status(pod, state)
-    meta["managedFields"] = _managed_fields(pod, meta, spec, status)
-    return {"kind": "Pod", "apiVersion": "v1", "metadata": meta, "spec": spec, "status": status}
+    meta, status = _metadata(pod, state), _status(pod, state)
+    meta["managedFields"] = _managed_fields(pod, status)
+    return {
+        "kind": "Pod",
+        "apiVersion": "v1",
+        "metadata": meta,
+        "spec": _pod_spec(pod),
+        "status": status,
+    }
 
 
 def event_line(event_type: str, document: Json) -> bytes:
@@ -458,9 +509,9 @@ def event_line(event_type: str, document: Json) -> bytes:
 def _next_state(rng: random.Random, state: PodState, version: int) -> PodState:
     """Most updates only move the resourceVersion; a few restart or crash-loop a container."""
     roll = rng.random()
-    if roll < 0.05:
+    if roll < 0.03:
         return PodState(version, state.restarts + 1, crash_looping=True)
-    if roll < 0.10:
+    if state.crash_looping and roll < 0.5:
         return PodState(version, state.restarts, crash_looping=False)
     return PodState(version, state.restarts, state.crash_looping)
 
@@ -480,5 +531,7 @@ def recorded_stream(pods: int = 10_000, modified: int = 20_000, seed: int = 7) -
         index = rng.randrange(pods)
         version += 1
         states[index] = _next_state(rng, states[index], version)
-        stream.modified.append(event_line("MODIFIED", pod_document(identities[index], states[index])))
+        stream.modified.append(
+            event_line("MODIFIED", pod_document(identities[index], states[index]))
+        )
     return stream

@@ -119,6 +119,7 @@ class Pod(_Wire, frozen=True, tag="Pod", tag_field="kind"):
 
 
 class PodTemplateSpec(_Wire, frozen=True):
+    metadata: ObjectMeta = ObjectMeta()  # `kubectl rollout restart` changes only its annotations
     spec: PodSpec = PodSpec()
 
 
@@ -189,8 +190,11 @@ OBJECT_TYPES: dict[Kind, type[Pod] | type[Deployment] | type[Service]] = {
 }
 
 
+_KINDS: dict[type, Kind] = {Pod: Kind.POD, Deployment: Kind.DEPLOYMENT, Service: Kind.SERVICE}
+
+
 def kind_of(obj: KubeObject) -> Kind:
-    return Kind(type(obj).__name__)
+    return _KINDS[type(obj)]
 
 
 def key_of(obj: KubeObject) -> ObjectKey:

@@ -22,6 +22,7 @@ from pydantic_core import ErrorDetails
 from notifier.rules.errors import KeyPath
 
 _SCALARS = (str, int, float, bool, type(None))
+_NOT_A_MAPPING = frozenset({"model_type", "dict_type", "model_attributes_type"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +55,20 @@ def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel]) -> Probl
         return Problem(path, f"unknown key {loc[-1]!r}{_allowed_hint(root, loc)}", at_key=True)
     if kind == "missing":
         return Problem(path, f"missing required key {loc[-1]!r}")
+    if kind in _NOT_A_MAPPING:
+        return Problem(
+            path, f"expected a mapping (key: value), got {_type_name(error.get('input'))}"
+        )
     message = error["msg"].removeprefix("Value error, ")
     value = error.get("input")
     if isinstance(value, _SCALARS) and not kind.startswith(("value_error", "assertion")):
         message += f", got {value!r}"
     return Problem(path, message)
+
+
+def _type_name(value: Any) -> str:
+    names = {list: "a list", str: "text", int: "a number", float: "a number", bool: "true/false"}
+    return names.get(type(value), "nothing" if value is None else type(value).__name__)
 
 
 def _data_path(loc: tuple[int | str, ...], data: Any, missing: bool) -> tuple[KeyPath, bool]:

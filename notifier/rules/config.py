@@ -22,7 +22,7 @@ from notifier.objects import Kind
 from notifier.rules.durations import Duration
 from notifier.transitions.model import EventType, Origin
 
-RULE_NAME_PATTERN = r"^[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?$"
+_RULE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?")
 GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")
 _LABEL_GROUP = re.compile(r"label:[^\s,]+")
 _TIME_RANGE = re.compile(r"(\d{2}):(\d{2})\s*-\s*(\d{2}):(\d{2})")
@@ -82,7 +82,7 @@ class MatchSpec(_Spec):
 class RuleSpec(_Spec):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    name: str = Field(pattern=RULE_NAME_PATTERN)
+    name: str
     description: str = ""
     match: MatchSpec = MatchSpec()
     action: Action = Action.NOTIFY
@@ -98,6 +98,16 @@ class RuleSpec(_Spec):
     group_wait: Duration | None = None
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _readable_name(cls, value: str) -> str:
+        if not _RULE_NAME.fullmatch(value):
+            raise ValueError(
+                f"invalid rule name {value!r}: expected letters, digits, '-', '_' or '.', "
+                "starting and ending with a letter or digit, at most 100 characters"
+            )
+        return value
 
     @field_validator("group_by")
     @classmethod

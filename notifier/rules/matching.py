@@ -109,7 +109,11 @@ class ChangedFields:
     prefixes: tuple[str, ...]
 
     def test(self, probe: Probe) -> bool:
-        return any(_under(change.path, self.prefixes) for change in probe.transition.changes)
+        # A plain loop: any() over a generator costs noticeably more on this hot path.
+        for change in probe.transition.changes:  # noqa: SIM110
+            if _under(change.path, self.prefixes):
+                return True
+        return False
 
     def why_not(self, probe: Probe) -> str:
         changed = [change.path for change in probe.transition.changes]

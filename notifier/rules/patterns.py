@@ -18,7 +18,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -53,18 +53,32 @@ def _compiled(source: str, text: str) -> re.Pattern[str]:
         raise ValueError(f"invalid regex {text!r}: {exc}") from None
 
 
+_MEMO_LIMIT = 4096  # distinct names remembered per filter; namespaces are few, pod names not
+
+
 @dataclass(frozen=True, slots=True)
 class NameFilter:
     include_exact: frozenset[str]
     include_patterns: tuple[NamePattern, ...]
     exclude: tuple[NamePattern, ...]
     text: tuple[str, ...]
+    # Answers already computed: a regex per rule per transition adds up over 1,000 rules.
+    # Shared by threads; a lost update only costs a recomputation.
+    memo: dict[str, bool] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_empty(self) -> bool:
         return not self.text
 
     def matches(self, name: str) -> bool:
+        known = self.memo.get(name)
+        if known is None:
+            if len(self.memo) >= _MEMO_LIMIT:
+                self.memo.clear()
+            known = self.memo[name] = self._computed(name)
+        return known
+
+    def _computed(self, name: str) -> bool:
         if any(pattern.matches(name) for pattern in self.exclude):
             return False
         if not self.include_exact and not self.include_patterns:

@@ -95,31 +95,6 @@ class _KindIndex:
     any_namespace: tuple[CompiledRule, ...]
 
 
-class _Misses:
-    """Why rules failed to match, to tell a deliberate suppression from "no rule applies"."""
-
-    __slots__ = ("opted_out", "startup")
-
-    def __init__(self) -> None:
-        self.opted_out = False
-        self.startup = False
-
-    def note(self, failed: object) -> None:
-        self.opted_out = self.opted_out or isinstance(failed, NotOptedOut)
-        self.startup = self.startup or isinstance(failed, OriginIn)
-
-    def reason(
-        self, routes: list[CompiledRule], muted: list[CompiledRule], origin: Origin
-    ) -> SuppressReason | None:
-        if routes:
-            return None
-        if muted:
-            return SuppressReason.MUTE
-        if self.opted_out:
-            return SuppressReason.OPT_OUT
-        return SuppressReason.STARTUP if self.startup and origin in _STARTUP else None
-
-
 @dataclass(frozen=True, eq=False)
 class Ruleset:
     rules: tuple[CompiledRule, ...]
@@ -136,24 +111,25 @@ class Ruleset:
 
     def evaluate(self, transition: Transition, context: EvalContext) -> Evaluation:
         probe = Probe(transition, context)
+        now = context.now
         routes: list[CompiledRule] = []
         muted: list[CompiledRule] = []
-        misses = _Misses()
+        misses: list[object] = []  # the predicates that failed, to name a suppression
         for rule in self.candidates(transition.kind, probe.obj.metadata.namespace):
             if rule.is_default_route and (routes or muted):
                 break
-            if rule.expired(context.now):
+            if rule.until is not None and now >= rule.until:
                 continue
             failed = rule.matcher.first_failure(probe)
             if failed is not None:
-                misses.note(failed)
+                misses.append(failed)
                 continue
             if rule.action is Action.DROP:
                 return _dropped(routes, muted, rule)
-            (muted if rule.muted(context.now) else routes).append(rule)
+            (muted if rule.muted(now) else routes).append(rule)
             if not rule.continue_matching:
                 break
-        reason = misses.reason(routes, muted, transition.origin)
+        reason = _reason(routes, muted, misses, transition.origin)
         return Evaluation(tuple(routes), tuple(muted), None, reason)
 
     def explain(self, transition: Transition, context: EvalContext) -> tuple[Verdict, ...]:
@@ -177,6 +153,21 @@ def _dropped(
 ) -> Evaluation:
     reason = None if routes else SuppressReason.DROP_RULE
     return Evaluation(tuple(routes), tuple(muted), rule, reason)
+
+
+def _reason(
+    routes: list[CompiledRule], muted: list[CompiledRule], misses: list[object], origin: Origin
+) -> SuppressReason | None:
+    """Why nothing is sent, when that is deliberate rather than "no rule applies"."""
+    if routes:
+        return None
+    if muted:
+        return SuppressReason.MUTE
+    if any(isinstance(failed, NotOptedOut) for failed in misses):
+        return SuppressReason.OPT_OUT
+    if origin in _STARTUP and any(isinstance(failed, OriginIn) for failed in misses):
+        return SuppressReason.STARTUP
+    return None
 
 
 def _verdict(

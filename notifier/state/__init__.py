@@ -4,7 +4,7 @@ from notifier.state.config import StateConfig
 from notifier.state.database import StateUnavailableError
 from notifier.state.dead_letters import DeadLetter
 from notifier.state.outbox import Failure, Outbox, PendingPage
-from notifier.state.seen import SeenRecord, decode_object, encode_object
+from notifier.state.seen import SeenObjects, SeenRecord, decode_object, encode_object
 from notifier.state.store import StateStore
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "Failure",
     "Outbox",
     "PendingPage",
+    "SeenObjects",
     "SeenRecord",
     "StateConfig",
     "StateStore",

@@ -175,15 +175,16 @@ class _Diff:
         before, after = changed_items(old, new, address)
         for name in dict.fromkeys([*after, *before]):
             was, now = before.get(name), after.get(name)
-            self.fields(f"{prefix}[{name}]", _render(was, render), _render(now, render))
+            old_fields = {} if was is None else render(was)
+            new_fields = {} if now is None else render(now)
+            self.fields(f"{prefix}[{name}]", old_fields, new_fields)
 
     def fields(self, prefix: str, old: Fields, new: Fields) -> None:
-        for suffix in dict.fromkeys([*new, *old]):
-            self.rendered(f"{prefix}{suffix}", old.get(suffix), new.get(suffix))
-
-
-def _render(item: _Item | None, render: Callable[[_Item], Fields]) -> Fields:
-    return {} if item is None else render(item)
+        keys = new.keys() if new.keys() == old.keys() else dict.fromkeys([*new, *old])
+        for suffix in keys:
+            was, now = old.get(suffix), new.get(suffix)
+            if was != now:
+                self.changes.append(Change(f"{prefix}{suffix}", was, now))
 
 
 def _optional_str(value: int | None) -> str | None:

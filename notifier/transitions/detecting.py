@@ -51,6 +51,7 @@ from notifier.transitions.states import (
 
 CREATED = frozenset({"Created"})
 DELETED = frozenset({"Deleted"})
+RESTARTED = "RestartCountIncreased"
 _NO_SIGNALS: frozenset[str] = frozenset()
 
 
@@ -151,9 +152,9 @@ def _deleted(old: KubeObject, context: _Context) -> Transition:
 
 def _updated(old: KubeObject, new: KubeObject, context: _Context) -> Transition | None:
     changes = changes_between(old, new)
-    old_states = states_of(old)
-    new_states = states_of(new) | _edge_states(old, new)
     signals = signals_between(old, new)
+    old_states = states_of(old)
+    new_states = states_of(new) | _edge_states(old, new, signals)
     if not changes and not signals and old_states == new_states:
         return None
     return _transition(
@@ -200,8 +201,10 @@ def _transition(
     )
 
 
-def _edge_states(old: KubeObject, new: KubeObject) -> frozenset[str]:
+def _edge_states(old: KubeObject, new: KubeObject, signals: frozenset[str]) -> frozenset[str]:
     """States only an edge reveals: an OOM kill already followed by a restart."""
+    if RESTARTED not in signals:
+        return NO_STATES
     if isinstance(old, Pod) and isinstance(new, Pod) and oom_restarted(old, new):
         return frozenset({OOM_KILLED})
     return NO_STATES
@@ -209,7 +212,7 @@ def _edge_states(old: KubeObject, new: KubeObject) -> frozenset[str]:
 
 def _pod_signals(old: Pod, new: Pod) -> Iterator[str]:
     if restarted_containers(old, new):
-        yield "RestartCountIncreased"
+        yield RESTARTED
 
 
 def _deployment_signals(old: Deployment, new: Deployment) -> Iterator[str]:

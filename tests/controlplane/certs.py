@@ -18,6 +18,7 @@ _PEM = serialization.Encoding.PEM
 @dataclass(frozen=True)
 class Pki:
     ca_cert: Path
+    ca_key: Path
     serving_cert: Path
     serving_key: Path
     admin_cert: Path
@@ -70,6 +71,18 @@ def _leaf(
     return builder.sign(ca_key, hashes.SHA256()), key
 
 
+def client_cert(pki: Pki, user: str, groups: tuple[str, ...] = ()) -> tuple[bytes, bytes]:
+    """PEM certificate and key for ``user`` (and ``groups``), signed by the test CA."""
+    ca = x509.load_pem_x509_certificate(pki.ca_cert.read_bytes())
+    ca_key = serialization.load_pem_private_key(pki.ca_key.read_bytes(), None)
+    assert isinstance(ca_key, ec.EllipticCurvePrivateKey)
+    attrs = [x509.NameAttribute(NameOID.COMMON_NAME, user)]
+    attrs += [x509.NameAttribute(NameOID.ORGANIZATION_NAME, group) for group in groups]
+    cert, key = _leaf(ca_key, ca.subject, x509.Name(attrs), ExtendedKeyUsageOID.CLIENT_AUTH)
+    fmt = serialization.PrivateFormat.TraditionalOpenSSL
+    return cert.public_bytes(_PEM), key.private_bytes(_PEM, fmt, serialization.NoEncryption())
+
+
 def make_pki(directory: Path) -> Pki:
     directory.mkdir(parents=True, exist_ok=True)
     ca_key = ec.generate_private_key(ec.SECP256R1())
@@ -98,6 +111,7 @@ def make_pki(directory: Path) -> Pki:
             directory / n
             for n in (
                 "ca.crt",
+                "ca.key",
                 "apiserver.crt",
                 "apiserver.key",
                 "admin.crt",
@@ -108,6 +122,7 @@ def make_pki(directory: Path) -> Pki:
         )
     )
     pki.ca_cert.write_bytes(ca.public_bytes(_PEM))
+    _write_key(pki.ca_key, ca_key)
     pki.serving_cert.write_bytes(serving.public_bytes(_PEM))
     _write_key(pki.serving_key, serving_key)
     pki.admin_cert.write_bytes(admin.public_bytes(_PEM))

@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from tests.controlplane import assets
-from tests.controlplane.certs import Pki, make_pki
+from tests.controlplane.certs import Pki, client_cert, make_pki
 from tests.controlplane.processes import (
     RUNS_ROOT_NAME,
     Process,
@@ -142,8 +142,19 @@ class ControlPlane:
             return body.decode()
 
     def _write_kubeconfig(self) -> None:
-        def b64(path: Path) -> str:
-            return base64.b64encode(path.read_bytes()).decode()
+        self.kubeconfig.write_text(
+            self._kubeconfig_text(self.pki.admin_cert.read_bytes(), self.pki.admin_key.read_bytes())
+        )
+
+    def kubeconfig_for(self, user: str, groups: tuple[str, ...] = ()) -> Path:
+        """A kubeconfig with a client certificate for ``user``: RBAC decides what it may do."""
+        path = self.run_dir / f"kubeconfig-{user}"
+        path.write_text(self._kubeconfig_text(*client_cert(self.pki, user, groups)))
+        return path
+
+    def _kubeconfig_text(self, cert: bytes, key: bytes) -> str:
+        def b64(data: bytes) -> str:
+            return base64.b64encode(data).decode()
 
         config = {
             "apiVersion": "v1",
@@ -153,7 +164,7 @@ class ControlPlane:
                     "name": "local",
                     "cluster": {
                         "server": self.server,
-                        "certificate-authority-data": b64(self.pki.ca_cert),
+                        "certificate-authority-data": b64(self.pki.ca_cert.read_bytes()),
                     },
                 }
             ],
@@ -161,15 +172,15 @@ class ControlPlane:
                 {
                     "name": "admin",
                     "user": {
-                        "client-certificate-data": b64(self.pki.admin_cert),
-                        "client-key-data": b64(self.pki.admin_key),
+                        "client-certificate-data": b64(cert),
+                        "client-key-data": b64(key),
                     },
                 }
             ],
             "contexts": [{"name": "local", "context": {"cluster": "local", "user": "admin"}}],
             "current-context": "local",
         }
-        self.kubeconfig.write_text(yaml.safe_dump(config))
+        return yaml.safe_dump(config)
 
     # -- etcd ------------------------------------------------------------
     def _etcd_call(self, path: str, body: dict[str, Any] | None) -> dict[str, Any]:

@@ -40,7 +40,9 @@ class RecordingStage:
 
     delay: float = 0.0
     fail: Callable[[list[Transition]], bool] = lambda _: False
-    by_key: dict[tuple[Kind, ObjectKey], list[Transition]] = field(default_factory=lambda: defaultdict(list))
+    by_key: dict[tuple[Kind, ObjectKey], list[Transition]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
     log: list[Transition] = field(default_factory=list)  # every transition, in arrival order
     calls: int = 0
     overlaps: int = 0
@@ -117,12 +119,23 @@ def pipeline(
     intake = Intake(queue, known)
     stage = stage or RecordingStage()
     informers = {
-        kind: Informer(kind, client=raw, handler=intake, namespaces=namespaces,
-                       settings=settings or ReflectorSettings())
+        kind: Informer(
+            kind,
+            client=raw,
+            handler=intake,
+            namespaces=namespaces,
+            settings=settings or ReflectorSettings(),
+        )
         for kind in kinds
     }
-    pool = Workers(queue=queue, intake=intake, stores={k: i.store for k, i in informers.items()},
-                   known=known, sink=stage, count=workers)
+    pool = Workers(
+        queue=queue,
+        intake=intake,
+        stores={k: i.store for k, i in informers.items()},
+        known=known,
+        sink=stage,
+        count=workers,
+    )
     pool.start()
     for informer in informers.values():
         informer.start()
@@ -135,7 +148,9 @@ def pipeline(
         pool.stop(5)
 
 
-def fresh_list(raw: RawClient, kind: Kind, namespace: str | None = None) -> dict[ObjectKey, KubeObject]:
+def fresh_list(
+    raw: RawClient, kind: Kind, namespace: str | None = None
+) -> dict[ObjectKey, KubeObject]:
     resource = RESOURCES[kind]
     body = resource.list_decoder.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
@@ -147,8 +162,11 @@ def _ident(obj: KubeObject | None) -> tuple[str, str] | None:
 
 def assert_cache_matches(pipe: Pipeline, kind: Kind, namespace: str | None = None) -> None:
     listed = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
-    cached = {k: _ident(o) for k, o in pipe.informers[kind].store.snapshot().items()
-              if namespace is None or o.metadata.namespace == namespace}
+    cached = {
+        k: _ident(o)
+        for k, o in pipe.informers[kind].store.snapshot().items()
+        if namespace is None or o.metadata.namespace == namespace
+    }
     assert cached == listed
 
 

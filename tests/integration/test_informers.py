@@ -120,7 +120,10 @@ def test_stalled_connection_reopens_watch_without_relist(control_plane: ControlP
             proxy.stall()
             kube.create_pod(ns, "during-stall")
             deadline = time.monotonic() + 30
-            while _metric("kube_notifier_watch_restarts_total", kind="Pod", reason="stalled") == stalls:
+            while (
+                _metric("kube_notifier_watch_restarts_total", kind="Pod", reason="stalled")
+                == stalls
+            ):
                 assert time.monotonic() < deadline, "watchdog never fired"
                 time.sleep(0.2)
             kube.create_pod(ns, "after-stall")
@@ -176,7 +179,9 @@ def test_many_updates_few_keys_slow_workers(control_plane: ControlPlane) -> None
         assert_true_history(pipe, Kind.POD, ns)
 
 
-def test_failing_key_is_retried_with_growing_delays_then_dropped(control_plane: ControlPlane) -> None:
+def test_failing_key_is_retried_with_growing_delays_then_dropped(
+    control_plane: ControlPlane,
+) -> None:
     kube = Kube(control_plane)
     ns = kube.namespace("fail")
     attempts: list[float] = []
@@ -187,7 +192,9 @@ def test_failing_key_is_retried_with_growing_delays_then_dropped(control_plane: 
 
     stage = RecordingStage(fail=fail)
     drops = _metric("kube_notifier_workqueue_drops_total", name="failing")
-    with pipeline(control_plane, namespaces=[ns], stage=stage, max_retries=5, queue_name="failing") as pipe:
+    with pipeline(
+        control_plane, namespaces=[ns], stage=stage, max_retries=5, queue_name="failing"
+    ) as pipe:
         pipe.wait_synced()
         kube.create_pod(ns, "doomed")
         deadline = time.monotonic() + 30
@@ -221,23 +228,44 @@ def test_services_and_deployments_are_watched_too(control_plane: ControlPlane) -
     with pipeline(control_plane, kinds=(Kind.SERVICE, Kind.DEPLOYMENT), namespaces=[ns]) as pipe:
         pipe.wait_synced()
         kube.core.create_namespaced_service(
-            ns, {"metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "name": "http"}]}}
+            ns,
+            {
+                "metadata": {"name": "web"},
+                "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "name": "http"}]},
+            },
         )
-        kube.core.patch_namespaced_service("web", ns, {"spec": {"ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "tls"}]}})
-        kube.apps.create_namespaced_deployment(ns, {
-            "metadata": {"name": "web"},
-            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
-                     "template": {"metadata": {"labels": {"app": "web"}},
-                                  "spec": {"containers": [{"name": "web", "image": "nginx:1"}]}}},
-        })
+        kube.core.patch_namespaced_service(
+            "web",
+            ns,
+            {"spec": {"ports": [{"port": 80, "name": "http"}, {"port": 443, "name": "tls"}]}},
+        )
+        kube.apps.create_namespaced_deployment(
+            ns,
+            {
+                "metadata": {"name": "web"},
+                "spec": {
+                    "replicas": 1,
+                    "selector": {"matchLabels": {"app": "web"}},
+                    "template": {
+                        "metadata": {"labels": {"app": "web"}},
+                        "spec": {"containers": [{"name": "web", "image": "nginx:1"}]},
+                    },
+                },
+            },
+        )
         kube.apps.patch_namespaced_deployment("web", ns, {"spec": {"replicas": 3}})
         kube.core.delete_namespaced_service("web", ns)
         pipe.wait_idle()
         for kind in (Kind.SERVICE, Kind.DEPLOYMENT):
             assert_cache_matches(pipe, kind, ns)
             assert_true_history(pipe, kind, ns)
-        service = [(t.event.value, sorted(t.signals)) for t in pipe.stage.by_key[(Kind.SERVICE, f"{ns}/web")]]
+        service = [
+            (t.event.value, sorted(t.signals))
+            for t in pipe.stage.by_key[(Kind.SERVICE, f"{ns}/web")]
+        ]
         assert service[0] == ("added", ["Created"]) and service[-1] == ("deleted", ["Deleted"])
         assert ("updated", ["PortsChanged"]) in service
-        scaled = [t for t in pipe.stage.by_key[(Kind.DEPLOYMENT, f"{ns}/web")] if "Scaled" in t.signals]
+        scaled = [
+            t for t in pipe.stage.by_key[(Kind.DEPLOYMENT, f"{ns}/web")] if "Scaled" in t.signals
+        ]
         assert len(scaled) == 1

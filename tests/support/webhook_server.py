@@ -16,6 +16,7 @@ stops when its stdin closes.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import ssl
@@ -221,10 +222,8 @@ class LoopbackServer:
 
 
 def _cut(connection: socket.socket) -> None:
-    try:
+    with contextlib.suppress(OSError):  # already closed by its handler
         connection.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # already closed by its handler
 
 
 @dataclass
@@ -257,6 +256,11 @@ class WebhookServer(LoopbackServer):
         chosen = reply if isinstance(reply, Reply) else Reply(status=reply)
         with self._rules_lock:
             self._rules.append(_Rule(chosen, times, when))
+
+    def clear_answers(self) -> None:
+        """Forget scripted answers: 200 for everything from now on."""
+        with self._rules_lock:
+            self._rules.clear()
 
     def _respond(self, request: ReceivedRequest) -> Reply:
         with self._rules_lock:

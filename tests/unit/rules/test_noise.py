@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.noise import NoiseControl, NoisePolicy
+from notifier.rules.noise import Admission, NoiseControl, NoisePolicy
 
 SINGLE = NoisePolicy(dedup_window=60)
 GROUPED = NoisePolicy(
@@ -22,13 +22,12 @@ def _offer(
     item: str,
     now: float,
     policy: NoisePolicy = SINGLE,
-    key: str | None = None,
-):  # type: ignore[no-untyped-def]
+) -> Admission[str]:
     return noise.offer(
         item,
         rule="r",
         policy=policy,
-        dedup_key=key or item,
+        dedup_key=item,
         group=SHOP if policy.grouped else (),
         now=now,
     )

@@ -206,3 +206,13 @@ def test_unused_template_is_still_checked() -> None:
 
 def test_digest_variables_allowed_in_unused_template() -> None:
     ruleset([], templates={"spare": {"text": "{{ count }} {{ kind }}"}})
+
+
+def test_every_template_variable_is_documented() -> None:
+    from pathlib import Path
+
+    from notifier.rules.facts import DIGEST_NAMES, SINGLE_NAMES
+
+    docs = (Path(__file__).parents[3] / "docs" / "rules.md").read_text()
+    missing = sorted(name for name in SINGLE_NAMES | DIGEST_NAMES if f"`{name}`" not in docs)
+    assert missing == []

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import msgspec
 
 from notifier.objects import Deployment, Kind, ObjectKey, Pod, Service
 from notifier.rules.engine import RulesEngine

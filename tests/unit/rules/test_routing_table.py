@@ -72,7 +72,7 @@ class Case:
     mute_windows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
-def rule(name: str, match: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+def rule(name: str, match: dict[str, Any] | None = None, /, **extra: Any) -> dict[str, Any]:
     return {"name": name, "match": match or {}, "sinks": ["console"], **extra}
 
 

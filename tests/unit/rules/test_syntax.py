@@ -84,7 +84,7 @@ def test_name_filters(patterns: list[str], name: str, matches: bool) -> None:
 
 
 def test_exact_names_are_indexable() -> None:
-    assert parse_filter(["a", "b", "!c*"]).exact_names() == {"a", "b"}
+    assert parse_filter(["a", "b", "!c*"]).exact_names() == frozenset({"a", "b"})
     assert parse_filter(["a", "b*"]).exact_names() is None
     assert parse_filter([]).exact_names() is None
 

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from email.utils import format_datetime
 from datetime import UTC, datetime
+from email.utils import format_datetime
 
 import pytest
 

@@ -86,7 +86,11 @@ def test_dead_letter_moves_the_row(store: StateStore) -> None:
 
     assert store.outbox.count_pending("hook") == 0
     (letter,) = store.dead_letters.recent()
-    assert (letter.notification_id, letter.sink, letter.ordering_key) == (note.id, "hook", note.ordering_key)
+    assert (letter.notification_id, letter.sink, letter.ordering_key) == (
+        note.id,
+        "hook",
+        note.ordering_key,
+    )
     assert (letter.reason, letter.detail, letter.attempts) == ("channel_not_found", "detail", 1)
 
 

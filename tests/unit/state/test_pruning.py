@@ -53,7 +53,9 @@ def test_old_thread_roots_dead_letters_and_abandoned_rows_go(tmp_path: Path) -> 
 
 def test_the_writer_prunes_on_its_own(tmp_path: Path) -> None:
     clock = FakeClock()
-    store = open_store(tmp_path / "s.db", clock, thread_retention_hours=1, prune_interval_seconds=0.05)
+    store = open_store(
+        tmp_path / "s.db", clock, thread_retention_hours=1, prune_interval_seconds=0.05
+    )
     store.threads.remember_thread("s", "old", "1.0")
     store.flush()
     clock.now += 2 * HOUR

@@ -1,0 +1,460 @@
+"""Informer source path, ours vs the kubernetes client's: events per second and bytes per Pod.
+
+Both paths read the same recorded watch stream (``bench.podgen``: ~10 KB
+Pods as kube-apiserver sends them; N ADDED events, then M MODIFIED events
+over those Pods), each in its own fresh interpreter pinned to one core.
+
+- ours: ``Reflector._watch`` over a client that replays the recorded lines,
+  so the timed loop is the service's own: msgspec decode -> ``trim``
+  (drop, intern) -> ``Store.upsert`` -> ``Intake.handle`` -> the workqueue.
+- client: what the tutorials do with ``kubernetes.watch.Watch``: each line
+  through ``Watch.unmarshal_event`` into a ``V1Pod`` (the return type its
+  ``stream`` derives from ``CoreV1Api.list_pod_for_all_namespaces``), then
+  a dict cache and a ``queue.Queue``.
+
+Throughput: the ADDED events fill the cache (the initial list), the heap is
+frozen as the service does after sync, the queue is drained (the workers
+took the initial list), then the MODIFIED events are timed. Memory: a fresh
+process caches the N ADDED Pods and reports the RSS growth per Pod (both
+ways), and the tracemalloc growth per Pod (ours: all N; the client: the
+first ``--client-traced`` Pods, as tracemalloc slows it down ~5x).
+
+Bounded: about two minutes with the defaults, nearly all of it in the
+client's path. Prints a table and writes bench/results/source.json.
+
+    .venv/bin/python -m bench.source_bench [--pods 10000] [--modified 20000] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from bench.podgen import recorded_stream
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results" / "source.json"
+TARGET_RATIO = 30.0
+TARGET_BYTES_PER_POD = 2048
+CHILD_TIMEOUT = 900.0
+Result = dict[str, Any]
+
+
+# -- the recorded stream, shared through a file -------------------------------
+@dataclass
+class Recorded:
+    added: list[bytes]
+    modified: list[bytes]
+
+
+def write_stream(path: Path, pods: int, modified: int, seed: int) -> Result:
+    stream = recorded_stream(pods=pods, modified=modified, seed=seed)
+    path.write_bytes(b"\n".join([*stream.added, *stream.modified]))
+    sizes = [len(line) for line in (*stream.added, *stream.modified)]
+    return {
+        "pods": pods,
+        "modified_events": modified,
+        "seed": seed,
+        "sha256": stream.digest(),
+        "mean_event_bytes": round(sum(sizes) / len(sizes)),
+    }
+
+
+def read_stream(path: Path, pods: int) -> Recorded:
+    lines = path.read_bytes().split(b"\n")
+    return Recorded(added=lines[:pods], modified=lines[pods:])
+
+
+# -- measuring ------------------------------------------------------------------
+def pin_to_one_core(cpu: int) -> None:
+    os.sched_setaffinity(0, {cpu})
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def rate(events: int, run: Callable[[], None]) -> float:
+    started = time.perf_counter()
+    run()
+    return events / (time.perf_counter() - started)
+
+
+def full_collection_seconds() -> float:
+    started = time.perf_counter()
+    gc.collect()
+    return time.perf_counter() - started
+
+
+# -- our path ---------------------------------------------------------------------
+def our_pipeline() -> Any:
+    """Store, intake and workqueue as the service wires them, fed by a replaying client."""
+    from kubernetes.client import ApiClient
+
+    from notifier.objects import Kind
+    from notifier.queue import RateLimitingQueue
+    from notifier.source.client import RawClient
+    from notifier.source.reflector import Reflector
+    from notifier.source.resources import RESOURCES
+    from notifier.source.store import Store
+    from notifier.workers.intake import Intake
+    from notifier.workers.keys import WorkKey
+    from notifier.workers.known import Known
+
+    class ReplayClient(RawClient):
+        """Answers every watch with the recorded lines; never touches the network."""
+
+        lines: Sequence[bytes] = ()
+
+        def stream_lines(self, *args: Any, **kwargs: Any) -> Iterator[bytes]:
+            return iter(self.lines)
+
+    class Pipeline:
+        def __init__(self) -> None:
+            self.client = ReplayClient(ApiClient())
+            self.store = Store(Kind.POD)
+            self.queue = RateLimitingQueue[WorkKey]("bench-source")
+            self.intake = Intake(self.queue, Known())
+            self.reflector = Reflector(
+                resource=RESOURCES[Kind.POD],
+                namespace=None,
+                client=self.client,
+                store=self.store,
+                handler=self.intake,
+            )
+
+        def feed(self, lines: Sequence[bytes]) -> None:
+            self.client.lines = lines
+            self.reflector._watch(threading.Event())
+
+        def drain(self) -> None:
+            """What workers do: take each queued key and its pending deltas."""
+            while (key := self.queue.get(timeout=0)) is not None:
+                self.intake.take(key)
+                self.queue.done(key)
+
+    return Pipeline()
+
+
+def our_stage_rates(stream: Recorded, repeats: int) -> Result:
+    """Events/s of decode alone and of decode + trim (drop + intern), best of ``repeats``."""
+    from notifier.objects import Kind
+    from notifier.source.resources import RESOURCES
+    from notifier.source.trimming import trim
+
+    decoder, lines = RESOURCES[Kind.POD].event_decoder, stream.modified
+
+    def decode() -> None:
+        for line in lines:
+            decoder.decode(line)
+
+    def decode_and_trim() -> None:
+        for line in lines:
+            trim(decoder.decode(line).object)
+
+    return {
+        "decode_events_per_s": max(rate(len(lines), decode) for _ in range(repeats)),
+        "decode_trim_events_per_s": max(rate(len(lines), decode_and_trim) for _ in range(repeats)),
+    }
+
+
+def our_throughput(stream: Recorded, repeats: int) -> Result:
+    from notifier.source.interning import freeze_heap
+
+    pipeline = our_pipeline()
+    initial = rate(len(stream.added), lambda: pipeline.feed(stream.added))
+    gc_before = full_collection_seconds()
+    frozen = freeze_heap()
+    gc_after = full_collection_seconds()
+    rates = []
+    for _ in range(repeats):
+        pipeline.drain()
+        rates.append(rate(len(stream.modified), lambda: pipeline.feed(stream.modified)))
+    assert len(pipeline.store) == len(stream.added), "every Pod is cached"
+    return {
+        "initial_list_events_per_s": initial,
+        "events_per_s": max(rates),
+        "events_per_s_runs": rates,
+        "full_gc_seconds_before_freeze": gc_before,
+        "full_gc_seconds_after_freeze": gc_after,
+        "frozen_objects": frozen,
+        **our_stage_rates(stream, repeats),
+    }
+
+
+def our_cache(lines: Sequence[bytes]) -> Any:
+    """Only the cache (Store + intern tables): what a cached Pod costs."""
+    from notifier.objects import Kind
+    from notifier.source.resources import RESOURCES
+    from notifier.source.store import Store
+    from notifier.source.trimming import trim
+
+    decoder, store = RESOURCES[Kind.POD].event_decoder, Store(Kind.POD)
+    for line in lines:
+        store.upsert(trim(decoder.decode(line).object))
+    return store
+
+
+def untrimmed_cache(lines: Sequence[bytes]) -> Any:
+    """msgspec Structs as decoded, without trim's interning: what interning saves."""
+    from notifier.objects import Kind, key_of
+    from notifier.source.resources import RESOURCES
+
+    decoder = RESOURCES[Kind.POD].event_decoder
+    return {key_of(pod): pod for pod in (decoder.decode(line).object for line in lines)}
+
+
+# -- the client's path ------------------------------------------------------------
+def client_watch() -> tuple[Any, Any]:
+    """A Watch and the return type its ``stream`` uses for a Pod watch."""
+    from kubernetes import client, watch
+
+    watcher = watch.Watch()
+    return watcher, watcher.get_return_type(client.CoreV1Api().list_pod_for_all_namespaces)
+
+
+def client_feed(lines: Sequence[bytes], cache: dict[str, Any], keys: queue.Queue[str]) -> None:
+    watcher, pod_type = client_watch()
+    for line in lines:
+        event = watcher.unmarshal_event(line.decode("utf-8"), pod_type)  # as iter_resp_lines
+        pod = event["object"]
+        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        if event["type"] == "DELETED":
+            cache.pop(key, None)
+        else:
+            cache[key] = pod
+        keys.put(key)
+
+
+def client_throughput(stream: Recorded, limit: int) -> Result:
+    from notifier.source.interning import freeze_heap
+
+    cache: dict[str, Any] = {}
+    keys: queue.Queue[str] = queue.Queue()
+    initial = rate(len(stream.added), lambda: client_feed(stream.added, cache, keys))
+    gc_before = full_collection_seconds()
+    frozen = freeze_heap()
+    gc_after = full_collection_seconds()
+    while not keys.empty():
+        keys.get_nowait()
+    timed = stream.modified[:limit] if limit else stream.modified
+    events_per_s = rate(len(timed), lambda: client_feed(timed, cache, keys))
+    return {
+        "initial_list_events_per_s": initial,
+        "events_per_s": events_per_s,
+        "timed_events": len(timed),
+        "full_gc_seconds_before_freeze": gc_before,
+        "full_gc_seconds_after_freeze": gc_after,
+        "frozen_objects": frozen,
+    }
+
+
+def client_cache(lines: Sequence[bytes]) -> dict[str, Any]:
+    cache: dict[str, Any] = {}
+    client_feed(lines, cache, queue.Queue())
+    return cache
+
+
+# -- memory ------------------------------------------------------------------------
+def rss_per_pod(build: Callable[[Sequence[bytes]], Any], lines: Sequence[bytes]) -> Result:
+    gc.collect()
+    before = rss_bytes()
+    cache = build(lines)
+    gc.collect()
+    grown = rss_bytes() - before
+    assert len(cache) == len(lines)
+    return {"rss_bytes_per_pod": grown / len(lines), "pods": len(lines)}
+
+
+def traced_per_pod(build: Callable[[Sequence[bytes]], Any], lines: Sequence[bytes]) -> Result:
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    cache = build(lines)
+    gc.collect()
+    grown = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert len(cache) == len(lines)
+    return {"traced_bytes_per_pod": grown / len(lines), "pods": len(lines)}
+
+
+# -- children: one measurement per fresh interpreter ------------------------------
+def run_child(args: argparse.Namespace) -> Result:
+    pin_to_one_core(args.cpu)
+    stream = read_stream(Path(args.stream), args.pods)
+    roles: dict[str, Callable[[], Result]] = {
+        "ours-throughput": lambda: our_throughput(stream, args.repeats),
+        "client-throughput": lambda: client_throughput(stream, args.client_events),
+        "ours-rss": lambda: rss_per_pod(our_cache, stream.added),
+        "untrimmed-rss": lambda: rss_per_pod(untrimmed_cache, stream.added),
+        "client-rss": lambda: rss_per_pod(client_cache, stream.added),
+        "ours-traced": lambda: traced_per_pod(our_cache, stream.added),
+        "untrimmed-traced": lambda: traced_per_pod(untrimmed_cache, stream.added),
+        "client-traced": lambda: traced_per_pod(client_cache, stream.added[: args.client_traced]),
+    }
+    return roles[args.child]()
+
+
+def spawn(role: str, stream: Path, args: argparse.Namespace) -> Result:
+    command = [
+        sys.executable, "-m", "bench.source_bench", "--child", role, "--stream", str(stream),
+        "--pods", str(args.pods), "--cpu", str(args.cpu), "--repeats", str(args.repeats),
+        "--client-events", str(args.client_events), "--client-traced", str(args.client_traced),
+    ]  # fmt: skip
+    print(f"  {role} ...", file=sys.stderr, flush=True)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=CHILD_TIMEOUT)
+    if done.returncode != 0:
+        raise RuntimeError(f"{role} failed ({done.returncode}):\n{done.stderr}")
+    result: Result = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+# -- the report ----------------------------------------------------------------------
+def machine(cpu: int) -> Result:
+    model = "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+        model = next((ln.split(":", 1)[1].strip() for ln in cpuinfo if "model name" in ln), model)
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "pinned_cpu": cpu,
+        "python": platform.python_version(),
+        "msgspec": version("msgspec"),
+        "kubernetes": version("kubernetes"),
+        "platform": platform.platform(),
+    }
+
+
+def summarize(measured: dict[str, Result]) -> Result:
+    ours, client = measured["ours-throughput"], measured["client-throughput"]
+    ours_rss, client_rss = measured["ours-rss"], measured["client-rss"]
+    ours_traced = measured["ours-traced"]["traced_bytes_per_pod"]
+    events_ratio = ours["events_per_s"] / client["events_per_s"]
+    trim_ratio = ours["decode_trim_events_per_s"] / client["events_per_s"]
+    return {
+        "events_per_s_ratio": events_ratio,
+        "decode_trim_vs_client_ratio": trim_ratio,
+        "rss_bytes_per_pod_ratio": client_rss["rss_bytes_per_pod"] / ours_rss["rss_bytes_per_pod"],
+        "traced_bytes_per_pod_ratio": (
+            measured["client-traced"]["traced_bytes_per_pod"] / ours_traced
+        ),
+        "targets": {
+            "events_ratio_min": TARGET_RATIO,
+            "bytes_per_pod_max": TARGET_BYTES_PER_POD,
+            "events_ratio_met": events_ratio >= TARGET_RATIO and trim_ratio >= TARGET_RATIO,
+            "bytes_per_pod_met": max(ours_traced, ours_rss["rss_bytes_per_pod"])
+            < TARGET_BYTES_PER_POD,
+        },
+    }
+
+
+def table(report: Result) -> str:
+    m, s = report["measured"], report["summary"]
+    ours, client = m["ours-throughput"], m["client-throughput"]
+    rows = [
+        ("events/s, MODIFIED, full path", ours["events_per_s"], client["events_per_s"]),
+        ("events/s, ADDED (initial list)", ours["initial_list_events_per_s"],
+         client["initial_list_events_per_s"]),
+        ("events/s, decode + trim only", ours["decode_trim_events_per_s"], None),
+        ("events/s, decode only", ours["decode_events_per_s"], None),
+        ("bytes/Pod cached, RSS", m["ours-rss"]["rss_bytes_per_pod"],
+         m["client-rss"]["rss_bytes_per_pod"]),
+        ("bytes/Pod cached, tracemalloc", m["ours-traced"]["traced_bytes_per_pod"],
+         m["client-traced"]["traced_bytes_per_pod"]),
+        ("bytes/Pod, msgspec without interning", m["untrimmed-traced"]["traced_bytes_per_pod"],
+         None),
+        ("full gc.collect() s, before freeze", ours["full_gc_seconds_before_freeze"],
+         client["full_gc_seconds_before_freeze"]),
+        ("full gc.collect() s, after freeze", ours["full_gc_seconds_after_freeze"],
+         client["full_gc_seconds_after_freeze"]),
+    ]  # fmt: skip
+    lines = [f"{'':40} {'ours':>14} {'client':>14}"]
+    for label, mine, theirs in rows:
+        lines.append(f"{label:40} {_figure(mine):>14} {_figure(theirs):>14}")
+    lines.append(
+        f"ratios: events/s {s['events_per_s_ratio']:.1f}x "
+        f"(decode+trim {s['decode_trim_vs_client_ratio']:.1f}x), "
+        f"bytes/Pod {s['rss_bytes_per_pod_ratio']:.0f}x (RSS) "
+        f"{s['traced_bytes_per_pod_ratio']:.0f}x (tracemalloc); targets met: {s['targets']}"
+    )
+    return "\n".join(lines)
+
+
+def _figure(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.4f}" if value < 10 else f"{value:,.0f}"
+
+
+ROLES = (
+    "ours-throughput",
+    "ours-rss",
+    "ours-traced",
+    "untrimmed-rss",
+    "untrimmed-traced",
+    "client-throughput",
+    "client-rss",
+    "client-traced",
+)
+
+
+def run_parent(args: argparse.Namespace) -> Result:
+    with tempfile.TemporaryDirectory(prefix="source-bench-") as scratch:
+        stream_file = Path(scratch) / "stream.jsonl"
+        print("recording the stream ...", file=sys.stderr, flush=True)
+        stream = write_stream(stream_file, args.pods, args.modified, args.seed)
+        measured = {role: spawn(role, stream_file, args) for role in ROLES}
+    report = {"machine": machine(args.cpu), "stream": stream, "measured": measured}
+    report["summary"] = summarize(measured)
+    return report
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--pods", type=int, default=10_000)
+    parser.add_argument("--modified", type=int, default=20_000)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=3, help="timed passes of our path (best)")
+    parser.add_argument("--client-events", type=int, default=0, help="cap (0: all MODIFIED)")
+    parser.add_argument("--client-traced", type=int, default=1_000)
+    parser.add_argument("--cpu", type=int, default=max(os.sched_getaffinity(0)))
+    parser.add_argument("--quick", action="store_true", help="2,000 Pods, 4,000 events")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--stream", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.pods, args.modified, args.client_traced = 2_000, 4_000, 200
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse(argv)
+    if args.child:
+        print(json.dumps(run_child(args)))
+        return
+    report = run_parent(args)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    print(table(report))
+    print(f"machine: {report['machine']}\nwritten: {args.out}")
+
+
+if __name__ == "__main__":
+    main()

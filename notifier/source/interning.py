@@ -1,0 +1,221 @@
+"""One copy of each repeated value in the cache: namespaces, labels, images, conditions...
+
+Thousands of cached Pods repeat the same few namespaces, label sets, images,
+node names and condition lists, but msgspec decodes a fresh copy of each
+for every object. ``Sharing.share(obj)`` returns an equal object whose
+repeated parts are the instances already held by earlier objects, so the
+cache keeps one copy of each. It is the last step of ``trim``.
+
+What is shared, and how:
+
+- strings that repeat across objects (namespace, node name, phase, image,
+  container name, owner kind) are interned;
+- frozen values that repeat as a whole are interned as a whole (a Pod's
+  tuple of conditions, its owner references, its containers), because
+  their fields hold no per-object strings (no timestamps, no UIDs but an
+  owner's);
+- label, annotation and selector dicts are shared between objects with the
+  same items. Shared dicts must never be mutated; no cached object may be
+  (they are frozen Structs, read by several threads).
+
+Per-object values (name, UID, resourceVersion, timestamps) are left alone:
+interning them would only fill the tables.
+
+The tables are bounded. Each is two generations of at most ``capacity``
+entries: a hit in the old generation moves the entry to the young one, and
+when the young one is full the old one is dropped. Unique values that got
+in (a label only one Pod has) are dropped after two rotations; values in
+use keep being found. Objects already cached keep the copies they hold.
+
+Thread safety: informer threads call ``share`` concurrently without a
+lock. Each dict operation is atomic under the GIL, so a race can only
+store an equal value twice (one copy less shared), never return an
+unequal one.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Hashable, Mapping
+from typing import Any, TypeVar
+
+import msgspec
+
+from notifier.objects import (
+    Condition,
+    ContainerState,
+    ContainerStatus,
+    Deployment,
+    KubeObject,
+    ObjectMeta,
+    Pod,
+    PodSpec,
+    PodStatus,
+    Service,
+)
+
+DEFAULT_CAPACITY = 65_536
+
+_Value = TypeVar("_Value", bound=Hashable)
+_EMPTY_STATE = ContainerState()
+
+
+class InternTable:
+    """A bounded map from a value to the one instance of it that the cache shares."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        self._capacity = capacity
+        self._young: dict[Hashable, Any] = {}
+        self._old: dict[Hashable, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._young) + len(self._old)
+
+    def intern(self, value: _Value) -> _Value:
+        """The shared instance equal to ``value`` (``value`` itself the first time)."""
+        found = self._young.get(value)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        return self.remember(value, self._old.get(value, value))  # type: ignore[no-any-return]
+
+    def lookup(self, key: Hashable) -> Any:
+        """What was remembered for ``key``, or None."""
+        found = self._young.get(key)
+        if found is None:
+            found = self._old.get(key)
+            if found is not None:
+                self.remember(key, found)
+        return found
+
+    def remember(self, key: Hashable, value: Any) -> Any:
+        """Store ``value`` for ``key`` (rotating generations when full); return ``value``."""
+        young = self._young
+        if len(young) >= self._capacity:
+            self._old, self._young = young, {}
+            young = self._young
+        young[key] = value
+        return value
+
+
+class Sharing:
+    """Makes objects share their repeated parts (see the module docstring)."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        self.values = InternTable(capacity)
+        self.mappings = InternTable(capacity)
+
+    def share(self, obj: KubeObject) -> KubeObject:
+        """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
+        if isinstance(obj, Pod):
+            return self.pod(obj)
+        if isinstance(obj, Deployment):
+            return self._deployment(obj)
+        return self._service(obj)
+
+    def pod(self, pod: Pod) -> Pod:
+        return msgspec.structs.replace(
+            pod,
+            metadata=self.metadata(pod.metadata),
+            spec=self._pod_spec(pod.spec),
+            status=self._pod_status(pod.status),
+        )
+
+    def metadata(self, meta: ObjectMeta) -> ObjectMeta:
+        """``meta`` sharing its namespace, labels, annotations and owner references."""
+        return msgspec.structs.replace(
+            meta,
+            namespace=self.values.intern(meta.namespace),
+            labels=self.mapping(meta.labels),
+            annotations=self.mapping(meta.annotations),
+            owner_references=self.values.intern(meta.owner_references),
+        )
+
+    def mapping(self, items: Mapping[str, str]) -> dict[str, str]:
+        """The shared dict with these items (a plain dict, which nobody may mutate)."""
+        found: dict[str, str] | None = self.mappings.lookup(tuple(items.items()))
+        if found is None:
+            intern = self.values.intern
+            found = {intern(k): intern(v) for k, v in items.items()}
+            # Keyed by the shared strings, so the table holds no second copy of them.
+            self.mappings.remember(tuple(found.items()), found)
+        return found
+
+    def _pod_spec(self, spec: PodSpec) -> PodSpec:
+        intern = self.values.intern
+        return msgspec.structs.replace(
+            spec,
+            node_name=intern(spec.node_name),
+            restart_policy=intern(spec.restart_policy),
+            containers=intern(spec.containers),
+            init_containers=intern(spec.init_containers),
+        )
+
+    def _pod_status(self, status: PodStatus) -> PodStatus:
+        intern = self.values.intern
+        return msgspec.structs.replace(
+            status,
+            phase=intern(status.phase),
+            reason=intern(status.reason),
+            conditions=self._conditions(status.conditions),
+            container_statuses=self._container_statuses(status.container_statuses),
+            init_container_statuses=self._container_statuses(status.init_container_statuses),
+        )
+
+    def _conditions(self, conditions: tuple[Condition, ...]) -> tuple[Condition, ...]:
+        return self.values.intern(conditions)
+
+    def _container_statuses(
+        self, statuses: tuple[ContainerStatus, ...]
+    ) -> tuple[ContainerStatus, ...]:
+        if not statuses:
+            return ()
+        return tuple(self._container_status(status) for status in statuses)
+
+    def _container_status(self, status: ContainerStatus) -> ContainerStatus:
+        intern = self.values.intern
+        return msgspec.structs.replace(
+            status,
+            name=intern(status.name),
+            image=intern(status.image),
+            state=_shared_state(status.state),
+            last_state=_shared_state(status.last_state),
+        )
+
+    def _deployment(self, deployment: Deployment) -> Deployment:
+        spec, status = deployment.spec, deployment.status
+        template = msgspec.structs.replace(spec.template, spec=self._pod_spec(spec.template.spec))
+        return msgspec.structs.replace(
+            deployment,
+            metadata=self.metadata(deployment.metadata),
+            spec=msgspec.structs.replace(spec, template=template),
+            status=msgspec.structs.replace(status, conditions=self._conditions(status.conditions)),
+        )
+
+    def _service(self, service: Service) -> Service:
+        spec = msgspec.structs.replace(
+            service.spec,
+            type=self.values.intern(service.spec.type),
+            ports=self.values.intern(service.spec.ports),
+            selector=self.mapping(service.spec.selector),
+        )
+        return msgspec.structs.replace(service, metadata=self.metadata(service.metadata), spec=spec)
+
+
+def _shared_state(state: ContainerState) -> ContainerState:
+    """The one empty state (``lastState: {}`` of a container that never restarted)."""
+    return _EMPTY_STATE if state == _EMPTY_STATE else state
+
+
+def freeze_heap() -> int:
+    """Collect garbage, then move every surviving object out of the cyclic GC's reach.
+
+    Call once after the informers' initial lists are cached: later full
+    collections then skip the cache and everything built at start-up.
+    Collecting first matters: garbage cycles frozen with the rest would
+    never be freed. Returns how many objects are now frozen.
+    """
+    gc.collect()
+    gc.freeze()
+    return gc.get_freeze_count()

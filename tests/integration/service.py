@@ -1,0 +1,87 @@
+"""Run ``kube-notifier run`` as its own process against the test control plane."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.controlplane.processes import free_port
+
+
+class ServiceProcess:
+    def __init__(
+        self, config: Path, kubeconfig: Path, state: Path | str, *, extra: list[str] | None = None
+    ) -> None:
+        self.port = free_port()
+        self.log_path = config.parent / f"service-{self.port}.log"
+        self.argv = [
+            sys.executable,
+            "-m",
+            "notifier",
+            "run",
+            "--config",
+            str(config),
+            "--kubeconfig",
+            str(kubeconfig),
+            "--listen",
+            f"127.0.0.1:{self.port}",
+            "--state",
+            str(state),
+            "--log-format",
+            "json",
+            "--shutdown-deadline",
+            "10",
+            *(extra or []),
+        ]
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ServiceProcess:
+        log = self.log_path.open("ab")
+        self.proc = subprocess.Popen(
+            self.argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy()
+        )
+        log.close()
+        return self
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=3) as resp:
+                return resp.status, resp.read().decode()
+        except urllib.error.HTTPError as err:
+            return err.code, err.read().decode()
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc is not None and self.proc.poll() is None, self.output()
+            try:
+                if self.get("/readyz")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"not ready in {timeout}s:\n{self.output()}")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            raise
+
+    def wait_exit(self, timeout: float = 30) -> int:
+        assert self.proc is not None
+        return self.proc.wait(timeout)
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -1,0 +1,180 @@
+"""``kube-notifier run`` end to end: real API server, real webhook receiver, real process."""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.kube import Kube
+from tests.integration.service import ServiceProcess
+from tests.support.webhook_server import WebhookServer
+
+pytestmark = pytest.mark.integration
+
+CONFIG = """
+cluster_name: test
+watch:
+  namespaces: [{ns}]
+sinks:
+  - name: hook
+    type: webhook
+    url: {url}
+rules:
+  - name: crashloops
+    match:
+      kinds: [Pod]
+      to: [CrashLoopBackOff]
+    sinks: [hook]
+  - name: pod-deletes
+    match:
+      kinds: [Pod]
+      events: [deleted]
+    sinks: [hook]
+"""
+
+
+def _crashloop(kube: Kube, ns: str, name: str) -> None:
+    """Make a pod's container wait in CrashLoopBackOff, as a kubelet would report it."""
+    status = {
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [
+                {
+                    "name": "main",
+                    "image": "busybox:1.36",
+                    "imageID": "",
+                    "ready": False,
+                    "restartCount": 4,
+                    "state": {
+                        "waiting": {"reason": "CrashLoopBackOff", "message": "back-off 1m20s"}
+                    },
+                    "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}},
+                }
+            ],
+        }
+    }
+    kube.core.patch_namespaced_pod_status(name, ns, status)
+
+
+@pytest.fixture
+def receiver() -> Iterator[WebhookServer]:
+    with WebhookServer() as server:
+        yield server
+
+
+def _config(tmp_path: Path, ns: str, url: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(CONFIG.format(ns=ns, url=url))
+    return path
+
+
+def _pods_in(requests: list[object]) -> list[str]:
+    names = []
+    for request in requests:
+        body = request.json()  # type: ignore[attr-defined]
+        names.append(body["object"]["name"] if "object" in body else str(body))
+    return names
+
+
+def test_ready_after_sync_metrics_parse_and_sigterm_exits_zero(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("svc")
+    service = ServiceProcess(
+        _config(tmp_path, ns, receiver.url), control_plane.kubeconfig, tmp_path / "state.db"
+    ).start()
+    try:
+        service.wait_ready()
+        assert service.get("/healthz")[0] == 200
+        status, text = service.get("/metrics")
+        assert status == 200
+        names = {family.name for family in text_string_to_metric_families(text)}
+        assert {
+            "kube_notifier_watch_events",
+            "kube_notifier_cached_objects",
+            "kube_notifier_informer_synced",
+        } <= names
+    finally:
+        assert service.stop() == 0, service.output()
+
+
+def test_quiet_start_then_live_crashloop_is_delivered_and_restart_catches_up(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("svc")
+    for name in ("old1", "old2", "live", "gone-while-down"):
+        kube.create_pod(ns, name)
+    _crashloop(kube, ns, "old1")  # already failing before we start: no message for it
+    config, state = _config(tmp_path, ns, receiver.url), tmp_path / "state.db"
+
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        first.wait_ready()
+        time.sleep(1.0)
+        assert receiver.received() == [], "initial list must stay quiet"
+        _crashloop(kube, ns, "live")
+        requests = receiver.wait_for_count(1, timeout=20)
+        assert len(requests) == 1 and "live" in requests[0].body.decode()
+    finally:
+        assert first.stop() == 0, first.output()
+
+    # While we are down: one pod starts crash-looping, one is deleted.
+    _crashloop(kube, ns, "old2")
+    kube.delete_pod(ns, "gone-while-down")
+    second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        second.wait_ready()
+        requests = receiver.wait_for_count(3, timeout=20)
+        time.sleep(1.0)
+        later = receiver.received()[1:]
+        bodies = sorted(r.body.decode() for r in later)
+        assert len(later) == 2, bodies
+        assert any("old2" in b for b in bodies) and any("gone-while-down" in b for b in bodies)
+        assert all("catch_up" in b for b in bodies)
+    finally:
+        assert second.stop() == 0, second.output()
+
+
+def test_identity_without_list_permission_gets_a_clear_error(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("svc")
+    nobody = control_plane.kubeconfig_for("nobody")
+    service = ServiceProcess(_config(tmp_path, ns, receiver.url), nobody, "none").start()
+    code = service.wait_exit(30)
+    assert code == 3
+    assert "not allowed to list pods" in service.output()
+    assert "Traceback" not in service.output()
+
+
+def test_broken_config_exits_with_the_loader_message(
+    control_plane: ControlPlane, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("rules:\n  - name: x\n    match: {kinds: [Pood]}\n    sinks: [nowhere]\n")
+    service = ServiceProcess(path, control_plane.kubeconfig, "none").start()
+    assert service.wait_exit(30) == 2
+    assert "config.yaml" in service.output() and "Pood" in service.output()
+
+
+def test_sigterm_twice_ends_at_once(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("svc")
+    service = ServiceProcess(
+        _config(tmp_path, ns, receiver.url), control_plane.kubeconfig, "none"
+    ).start()
+    service.wait_ready()
+    assert service.proc is not None
+    service.proc.send_signal(signal.SIGTERM)
+    assert service.stop(signal.SIGTERM, timeout=10) in (0, 1)

@@ -1,0 +1,80 @@
+"""YAML with positions: every value's line and column, typed expansion, duplicate keys."""
+
+from __future__ import annotations
+
+from notifier.config.documents import Position, parse_document
+
+TEXT = """\
+cluster_name: prod
+watch:
+  workers: ${WORKERS:-8}
+  quoted: "${WORKERS:-8}"
+base: &base
+  kinds: [Pod]
+rule:
+  <<: *base
+  name: x
+on: yes
+"""
+
+
+def test_values_and_positions() -> None:
+    document = parse_document(TEXT, {})
+    assert document.problems == []
+    assert document.data["cluster_name"] == "prod"
+    assert document.locate(("watch", "workers")) == Position(3, 12)
+    assert document.locate(("watch", "workers"), prefer_key=True) == Position(3, 3)
+    assert document.locate(("rule", "name", "deeper", 3)) == Position(9, 9)
+    assert document.locate(("nowhere",)) == Position(1, 1)
+
+
+def test_plain_references_are_typed_after_expansion() -> None:
+    data = parse_document(TEXT, {}).data
+    assert data["watch"]["workers"] == 8
+    assert data["watch"]["quoted"] == "8"
+    assert parse_document("x: ${FLAG:+true:-false}", {"FLAG": "1"}).data == {"x": True}
+    assert parse_document("x: ${NONE:-}", {}).data == {"x": None}
+
+
+def test_keys_stay_as_written_and_merge_keys_work() -> None:
+    data = parse_document(TEXT, {}).data
+    assert data["on"] is True
+    assert "on" in data
+    assert data["rule"] == {"kinds": ["Pod"], "name": "x"}
+
+
+def test_environment_origin_is_recorded() -> None:
+    document = parse_document(TEXT, {})
+    assert ("watch", "workers") in document.from_environment
+    assert ("cluster_name",) not in document.from_environment
+
+
+def test_problems_are_collected_with_positions() -> None:
+    text = "a: 1\na: 2\nb: ${MISSING}\nc: !!int nope\n? [x]\n: y\n"
+    problems = parse_document(text, {}).problems
+    assert [(path, where) for path, where, _ in problems] == [
+        (("a",), Position(2, 1)),
+        (("b",), Position(3, 4)),
+        (("c",), Position(4, 4)),
+        ((), Position(5, 3)),
+    ]
+    assert "duplicate key 'a' (first at line 1)" in problems[0][2]
+    assert "MISSING is not set" in problems[1][2]
+    assert "keys must be plain text" in problems[3][2]
+
+
+def test_alias_bombs_and_cycles_are_bounded() -> None:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdefgh", "bcdefghi", strict=True):
+        lines.append(f"{name}: &{name} [" + ", ".join([f"*{previous}"] * 10) + "]")
+    problems = parse_document("\n".join(lines), {}).problems
+    assert problems and "too deep or too large" in problems[0][2]
+    cycle = parse_document("a: &a [*a]\n", {}).problems
+    assert cycle and "too deep or too large" in cycle[0][2]
+
+
+def test_syntax_error_has_a_position() -> None:
+    [(path, where, message)] = parse_document("a: [1, 2\nb: 3\n", {}).problems
+    assert path == ()
+    assert where is not None and where.line == 2
+    assert message.startswith("not valid YAML")

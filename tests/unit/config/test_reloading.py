@@ -1,0 +1,97 @@
+"""Hot reload: good configs swap in atomically, bad ones leave the last good one in place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from prometheus_client import REGISTRY
+
+from notifier.config import ConfigError, RulesHolder, read_config_text
+from notifier.config.metrics import hash_value
+
+GOOD = """
+sinks: [{name: console, type: console}]
+rules:
+  - {name: first, sinks: [console]}
+"""
+
+
+def _gauge(name: str) -> float | None:
+    return REGISTRY.get_sample_value(name)
+
+
+def _holder(clock_value: list[float]) -> RulesHolder:
+    return RulesHolder(read_config_text(GOOD, "cm", environ={}), clock=lambda: clock_value[0])
+
+
+def test_initial_load_is_recorded() -> None:
+    holder = _holder([100.0])
+    assert holder.last_result.ok
+    assert _gauge("kube_notifier_config_last_reload_successful") == 1
+    assert _gauge("kube_notifier_config_last_reload_success_timestamp_seconds") == 100
+    assert _gauge("kube_notifier_config_hash") == hash_value(holder.current.digest)
+
+
+def test_good_reload_swaps_the_ruleset() -> None:
+    now = [100.0]
+    holder = _holder(now)
+    before = holder.ruleset()
+    now[0] = 200.0
+    result = holder.reload_text(GOOD.replace("first", "second"), "cm", environ={})
+    assert result.ok and result.changed and result.restart_needed == ()
+    assert holder.ruleset() is not before
+    assert [rule.name for rule in holder.ruleset().rules] == ["second"]
+    assert _gauge("kube_notifier_config_last_reload_success_timestamp_seconds") == 200
+
+
+def test_identical_reload_changes_nothing() -> None:
+    holder = _holder([1.0])
+    before = holder.ruleset()
+    result = holder.reload_text(GOOD + "\n# only a comment\n", "cm", environ={})
+    assert result.ok and not result.changed
+    assert holder.ruleset() is before
+
+
+def test_bad_reload_keeps_the_last_good_config() -> None:
+    now = [100.0]
+    holder = _holder(now)
+    good = holder.ruleset()
+    failures = (
+        REGISTRY.get_sample_value("kube_notifier_config_reloads_total", {"result": "failure"}) or 0
+    )
+    now[0] = 300.0
+    result = holder.reload_text(GOOD.replace("[console]}", "[nowhere]}"), "cm", environ={})
+    assert not result.ok and not result.changed
+    assert "unknown sink 'nowhere'" in str(result.issues[0])
+    assert holder.ruleset() is good
+    assert holder.last_result is result
+    assert _gauge("kube_notifier_config_last_reload_successful") == 0
+    assert _gauge("kube_notifier_config_last_reload_success_timestamp_seconds") == 100
+    assert (
+        REGISTRY.get_sample_value("kube_notifier_config_reloads_total", {"result": "failure"})
+        == failures + 1
+    )
+
+
+def test_sections_needing_a_restart_are_named() -> None:
+    holder = _holder([1.0])
+    changed = GOOD + "watch: {workers: 8}\n"
+    assert holder.reload_text(changed, "cm", environ={}).restart_needed == ("watch",)
+
+
+def test_reload_from_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(GOOD)
+    holder = RulesHolder.from_file(path)
+    path.write_text(GOOD.replace("first", "renamed"))
+    assert holder.reload_file(path).changed
+    result = holder.reload_file(tmp_path / "gone.yaml")
+    assert not result.ok and "cannot read the config" in result.issues[0].message
+
+
+def test_from_file_raises_for_a_bad_config(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("rules: 3\n")
+    with pytest.raises(ConfigError):
+        RulesHolder.from_file(path)

@@ -1,0 +1,173 @@
+"""Delivery through the outbox: full queues, stops, and a process killed mid-way."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from notifier.delivery import Delivery
+from notifier.notifications import Notification
+from tests.support.webhook_server import HANG, WebhookServer
+from tests.unit.delivery.crashing_submitter import crash_key
+from tests.unit.delivery.harness import (
+    delivered_ids,
+    eventually,
+    ids_per_key,
+    metric,
+    unique,
+    webhook_target,
+)
+from tests.unit.sinks.factories import notification
+from tests.unit.state.helpers import open_store
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def server() -> Iterator[WebhookServer]:
+    with WebhookServer() as running:
+        yield running
+
+
+def burst(sink: str, count: int, keys: int) -> list[Notification]:
+    return [notification(sink, key=f"Pod/default/web-{n % keys}") for n in range(count)]
+
+
+def per_key(notes: list[Notification]) -> dict[str, list[str]]:
+    order: dict[str, list[str]] = {}
+    for note in notes:
+        order.setdefault(note.ordering_key, []).append(note.id)
+    return order
+
+
+def wait_delivered(server: WebhookServer, notes: list[Notification], timeout: float = 15) -> None:
+    wanted = {note.id for note in notes}
+    server.wait_for(lambda requests: wanted <= set(delivered_ids(requests)), timeout)
+
+
+def test_a_full_queue_spills_to_the_outbox_and_loads_back_in_order(
+    server: WebhookServer, tmp_path: Path
+) -> None:
+    name = unique("hook")
+    store = open_store(tmp_path / "state.db")
+    server.go_down()
+    delivery = Delivery([webhook_target(server.url, name, queue_size=4)], outbox=store.outbox)
+    delivery.start()
+    notes = burst(name, 30, keys=3)
+
+    for note in notes:
+        delivery.submit(note)
+    store.flush()
+    spilled = metric("spilled_total", name)
+    server.come_up()
+    wait_delivered(server, notes)
+    delivery.stop(time.monotonic() + 1)
+    store.close()
+
+    assert spilled == 26
+    assert ids_per_key(server.received()) == per_key(notes)
+
+
+def test_without_an_outbox_a_full_queue_drops_and_counts(server: WebhookServer) -> None:
+    name = unique("hook")
+    server.go_down()
+    delivery = Delivery([webhook_target(server.url, name, queue_size=4)], outbox=None)
+    delivery.start()
+
+    for note in burst(name, 10, keys=2):
+        delivery.submit(note)
+    delivery.stop(time.monotonic() + 0.2)
+
+    assert metric("dropped_total", name, reason="queue_full") == 6
+    assert metric("dropped_total", name, reason="stopped") == 4
+
+
+def test_stop_leaves_what_is_unsent_in_the_outbox_for_the_next_start(
+    server: WebhookServer, tmp_path: Path
+) -> None:
+    name = unique("hook")
+    notes = burst(name, 12, keys=3)
+    server.go_down()
+    store = open_store(tmp_path / "state.db")
+    first = Delivery([webhook_target(server.url, name)], outbox=store.outbox)
+    first.start()
+    for note in notes:
+        first.submit(note)
+    store.flush()  # all queued, some retrying
+
+    began = time.monotonic()
+    drained = first.stop(began + 0.5)
+    stopped_after = time.monotonic() - began
+    late = notification(name, key="Pod/default/web-0")
+    first.submit(late)  # after stop: kept for the next start
+    store.close()
+
+    server.come_up()
+    store = open_store(tmp_path / "state.db")
+    second = Delivery([webhook_target(server.url, name)], outbox=store.outbox)
+    second.start()
+    wait_delivered(server, [*notes, late])
+    second.stop(time.monotonic() + 1)
+    store.close()
+
+    assert not drained
+    assert stopped_after < 3.0
+    assert ids_per_key(server.received()) == per_key([*notes, late])
+
+
+def test_the_outbox_survives_sigkill(server: WebhookServer, tmp_path: Path) -> None:
+    name, db, count = unique("hook"), tmp_path / "state.db", 20
+    server.answer(200, times=5)
+    server.answer(HANG, times=None)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.unit.delivery.crashing_submitter",
+            str(db),
+            server.url,
+            name,
+            str(count),
+        ],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "submitted"
+        server.wait_for_count(6)  # five delivered, the sixth hangs
+        eventually(lambda: outbox_rows(db) == count - 5)
+    finally:
+        child.kill()
+        child.wait()
+    server.clear_answers()
+
+    store = open_store(db)
+    delivery = Delivery([webhook_target(server.url, name)], outbox=store.outbox)
+    delivery.start()
+    everything = [f"{name}-{n}" for n in range(count)]
+    server.wait_for(lambda requests: set(everything) <= set(delivered_ids(requests)))
+    delivery.stop(time.monotonic() + 1)
+    store.close()
+
+    requests = server.received()
+    assert sorted(delivered_ids(requests)) == sorted(everything), "each delivered exactly once"
+    assert requests[5].status == 0 and requests[6].header("Idempotency-Key") == f"{name}-5"
+    expected: dict[str, list[str]] = {}
+    for n in range(count):
+        expected.setdefault(crash_key(n), []).append(f"{name}-{n}")
+    assert ids_per_key(requests) == expected
+
+
+def outbox_rows(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])

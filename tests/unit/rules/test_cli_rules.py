@@ -1,0 +1,112 @@
+"""``kube-notifier rules check|test``, called in-process with argv."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+import yaml
+
+from notifier.cli_rules import add_rules_commands, main
+from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, SERVICE_JSON, changed
+
+EXAMPLE = Path(__file__).parents[3] / "config.example.yaml"
+BROKEN = Path(__file__).parents[2] / "data" / "configs" / "broken" / "many-errors.yaml"
+
+
+def _write(tmp_path: Path, name: str, data: object) -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_check_accepts_the_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "check", str(EXAMPLE)]) == 0
+    assert "OK: 9 rules, 3 sinks (2 enabled)" in capsys.readouterr().out
+
+
+def test_check_reports_every_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "check", str(BROKEN)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("6 errors in config")
+    assert f"{BROKEN}:11:13: rules[0].sinks[0]: unknown sink 'slak'" in out
+
+
+def test_check_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "check", str(tmp_path / "nope.yaml")]) == 1
+    assert "cannot read" in capsys.readouterr().out
+
+
+def test_test_shows_transition_matches_and_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = _write(tmp_path, "old.yaml", POD_JSON)
+    new = _write(
+        tmp_path,
+        "new.yaml",
+        changed(
+            POD_JSON,
+            status=CRASHLOOP_STATUS,
+            metadata={**POD_JSON["metadata"], "resourceVersion": "48214"},
+        ),
+    )
+    code = main(
+        [
+            "rules",
+            "test",
+            str(EXAMPLE),
+            "--old",
+            str(old),
+            "--new",
+            str(new),
+            "--explain",
+            "--payload",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Transition: Pod shop/web-7d4b9c6f5d-x2x9q updated (origin live)" in out
+    assert "reached: " in out and "CrashLoopBackOff" in out
+    assert "Matched: pod-failures -> webhook" in out
+    assert "Matched: pod-failures-console -> console" in out
+    assert "- drop-kube-system [not matched]: namespace 'shop' does not match" in out
+    assert "- stuck-rollouts [not reached]: rule 'pod-failures-console' matched first" in out
+    assert "--- message of rule pod-failures -> webhook (grouped by namespace, transition)" in out
+    assert "created by Deployment web" in out
+    assert '"schema": "kube-notifier/v1"' in out
+
+
+def test_test_a_delete_and_namespace_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    service = _write(tmp_path, "svc.yaml", SERVICE_JSON)
+    assert (
+        main(
+            ["rules", "test", str(EXAMPLE), "--old", str(service), "--namespace-labels", "env=prod"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "Service shop/web deleted" in out
+    assert "Matched: service-changes -> console" in out
+
+
+def test_test_reports_no_transition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pod = _write(tmp_path, "pod.yaml", POD_JSON)
+    assert main(["rules", "test", str(EXAMPLE), "--old", str(pod), "--new", str(pod)]) == 0
+    assert "No transition" in capsys.readouterr().out
+
+
+def test_test_rejects_non_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = _write(tmp_path, "cm.yaml", {"kind": "ConfigMap"})
+    assert main(["rules", "test", str(EXAMPLE), "--new", str(other)]) == 1
+    assert "expected a Pod, Deployment or Service" in capsys.readouterr().out
+    assert main(["rules", "test", str(EXAMPLE)]) == 1
+
+
+def test_commands_plug_into_another_parser() -> None:
+    parser = argparse.ArgumentParser(prog="kube-notifier")
+    add_rules_commands(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["rules", "check", "x.yaml"])
+    assert callable(args.handler)
