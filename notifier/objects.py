@@ -18,7 +18,7 @@ from typing import NewType
 import msgspec
 
 ObjectKey = NewType("ObjectKey", str)
-"""``namespace/name`` (or ``name`` for cluster-scoped objects), as client-go's MetaNamespaceKeyFunc."""
+"""``namespace/name`` (``name`` when cluster-scoped), as client-go's MetaNamespaceKeyFunc."""
 
 
 class Kind(StrEnum):

@@ -24,8 +24,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 K8S_VERSION = "1.35.4"

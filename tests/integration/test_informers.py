@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -9,7 +10,7 @@ from prometheus_client import REGISTRY
 
 from notifier.objects import Kind
 from notifier.source.reflector import ReflectorSettings
-from notifier.transitions.model import EventType, Origin
+from notifier.transitions.model import EventType, Origin, Transition
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import (
     RecordingStage,
@@ -186,7 +187,7 @@ def test_failing_key_is_retried_with_growing_delays_then_dropped(
     ns = kube.namespace("fail")
     attempts: list[float] = []
 
-    def fail(transitions: list[object]) -> bool:
+    def fail(transitions: list[Transition]) -> bool:
         attempts.append(time.monotonic())
         return True
 
@@ -202,7 +203,7 @@ def test_failing_key_is_retried_with_growing_delays_then_dropped(
             assert time.monotonic() < deadline, "never dropped"
             time.sleep(0.05)
     assert len(attempts) == 6  # the first try and 5 retries
-    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(attempts)]
     assert gaps[-1] > gaps[0] and gaps[-1] >= 0.08  # 5 ms doubling: 80 ms before the last
 
 
