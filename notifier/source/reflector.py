@@ -18,7 +18,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import msgspec
 import urllib3.exceptions
 
 from notifier.objects import KubeObject, key_of
@@ -26,7 +25,7 @@ from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
-from notifier.source.resources import ERROR_DECODER, Resource, WatchEvent
+from notifier.source.resources import Bookmark, Resource, Status, WatchEvent, decode_event
 from notifier.source.store import Store
 from notifier.source.trimming import trim
 from notifier.transitions.model import Origin
@@ -195,17 +194,23 @@ class Reflector:
         """The watch is alive: it just opened, or an event or bookmark arrived."""
         self.last_activity = self._clock()
 
-    def _decode(self, line: bytes) -> WatchEvent:
-        try:
-            return self.resource.event_decoder.decode(line)
-        except msgspec.ValidationError:
-            status = ERROR_DECODER.decode(line).object
+    def _decode(self, line: bytes) -> WatchEvent | None:
+        """The object event, or None for a bookmark (whose resourceVersion is taken here)."""
+        event = decode_event(self.resource, line)
+        if isinstance(event, Bookmark):
+            metrics.WATCH_EVENTS.labels(self._kind, "BOOKMARK").inc()
+            self.resource_version = event.resource_version or self.resource_version
+            return None
+        if isinstance(event, Status):
             metrics.WATCH_EVENTS.labels(self._kind, "ERROR").inc()
-            if status.code == GONE:
-                raise GoneError(status.message) from None
-            raise ApiError(status.code, status.reason, status.message, None) from None
+            if event.code == GONE:
+                raise GoneError(event.message)
+            raise ApiError(event.code, event.reason, event.message, None)
+        return event
 
-    def _apply(self, event: WatchEvent) -> None:
+    def _apply(self, event: WatchEvent | None) -> None:
+        if event is None:
+            return
         kind, obj = self.resource.kind, trim(event.object)
         metrics.WATCH_EVENTS.labels(self._kind, event.type).inc()
         if event.type == "DELETED":

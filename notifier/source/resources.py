@@ -27,6 +27,25 @@ class ErrorEvent(msgspec.Struct):
     object: Status
 
 
+class _VersionOnly(msgspec.Struct, rename="camel"):
+    resource_version: str = ""
+
+
+class _MetadataOnly(msgspec.Struct):
+    metadata: _VersionOnly = msgspec.field(default_factory=_VersionOnly)
+
+
+class BareEvent(msgspec.Struct):
+    """Any watch event, read only for its type and resourceVersion.
+
+    The fallback when the typed decode fails: a BOOKMARK's object is a stub
+    (``"containers": null``) and an ERROR's object is a Status.
+    """
+
+    type: str
+    object: _MetadataOnly = msgspec.field(default_factory=_MetadataOnly)
+
+
 @dataclass(frozen=True)
 class Resource:
     kind: Kind
@@ -96,6 +115,33 @@ RESOURCES: dict[Kind, Resource] = {
 }
 
 ERROR_DECODER = msgspec.json.Decoder(ErrorEvent)
+BARE_DECODER = msgspec.json.Decoder(BareEvent)
 STATUS_DECODER = msgspec.json.Decoder(Status)
 
-__all__ = ["RESOURCES", "KubeObject", "Resource"]
+
+class Bookmark(msgspec.Struct, frozen=True):
+    resource_version: str
+
+
+def decode_event(resource: Resource, line: bytes) -> WatchEvent | Bookmark | Status:
+    """One watch line: an object event, a bookmark, or the Status of an ERROR event.
+
+    The typed decode is the fast path. It fails on purpose for ERROR events
+    (the object is a Status) and for bookmarks, whose stub object may carry
+    nulls where lists belong (``"containers": null``).
+    """
+    try:
+        event = resource.event_decoder.decode(line)
+    except msgspec.ValidationError:
+        bare = BARE_DECODER.decode(line)
+        if bare.type == "BOOKMARK":
+            return Bookmark(bare.object.metadata.resource_version)
+        if bare.type != "ERROR":
+            raise
+        return ERROR_DECODER.decode(line).object
+    if event.type == "BOOKMARK":
+        return Bookmark(event.object.metadata.resource_version)
+    return event
+
+
+__all__ = ["RESOURCES", "Bookmark", "KubeObject", "Resource", "Status", "decode_event"]

@@ -56,8 +56,10 @@ def transitions_for(
         )
 
     out: list[Transition] = []
-    if prev is None and pending.listed is not None:
-        out += between(None, pending.listed, Origin.INITIAL_LIST)
+    if pending.listed is not None:
+        # The state the initial list showed splits what changed while we were away
+        # (or the first sighting) from what changed live after it.
+        out += between(prev, pending.listed, Origin.CATCH_UP if prev else Origin.INITIAL_LIST)
         prev = pending.listed
     if pending.tombstone is not None:
         out += between(prev, pending.tombstone, origin)
@@ -157,6 +159,7 @@ class Workers:
         self.processed += 1
 
     def _retry(self, key: WorkKey, pending: Pending) -> None:
-        self._intake.give_back(key, pending)
-        if not self._queue.add_rate_limited(key):
-            self._intake.take(key)  # dropped: forget it, or later deltas would never queue it
+        # Still "processing" until done(): deltas arriving now mark the key dirty, so a
+        # dropped key loses only this pass, never what came in during it.
+        if self._queue.add_rate_limited(key):
+            self._intake.give_back(key, pending)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-import pytest
 
 from notifier.objects import Kind, KubeObject, ObjectKey, Pod
 from notifier.source.deltas import Delta, DeltaType
@@ -210,11 +209,6 @@ def test_an_unchanged_object_found_by_the_initial_list_with_durable_state_is_not
     assert _pass(READY, READY, _delta(DeltaType.ADDED, READY, Origin.INITIAL_LIST)) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: with durable state, the initial list's sighting is not used as a split "
-    "point, so what changed while the process was down is reported as LIVE",
-)
 def test_catch_up_and_a_live_change_coalesced_are_split_at_the_listed_state() -> None:
     # Known Ready before the restart; crash-looping at the initial list; then deleted live.
     transitions = _pass(
