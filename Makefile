@@ -38,7 +38,7 @@ test: install assets lint typecheck
 	$(BIN)/pytest -q
 
 demo: install assets
-	$(BIN)/python -m bench.demo
+	$(BIN)/python -m scripts.demo
 
 bench: install assets
 	$(BIN)/python -m bench.run_all

@@ -134,12 +134,12 @@ class Sharing:
 
     def mapping(self, items: Mapping[str, str]) -> dict[str, str]:
         """The shared dict with these items (a plain dict, which nobody may mutate)."""
-        found: dict[str, str] | None = self.mappings.lookup(tuple(items.items()))
+        found: dict[str, str] | None = self.mappings.lookup(_items_key(items))
         if found is None:
             intern = self.values.intern
             found = {intern(k): intern(v) for k, v in items.items()}
             # Keyed by the shared strings, so the table holds no second copy of them.
-            self.mappings.remember(tuple(found.items()), found)
+            self.mappings.remember(_items_key(found), found)
         return found
 
     def _pod_spec(self, spec: PodSpec) -> PodSpec:
@@ -171,7 +171,7 @@ class Sharing:
     ) -> tuple[ContainerStatus, ...]:
         if not statuses:
             return ()
-        return tuple(self._container_status(status) for status in statuses)
+        return tuple([self._container_status(status) for status in statuses])
 
     def _container_status(self, status: ContainerStatus) -> ContainerStatus:
         intern = self.values.intern
@@ -185,7 +185,11 @@ class Sharing:
 
     def _deployment(self, deployment: Deployment) -> Deployment:
         spec, status = deployment.spec, deployment.status
-        template = msgspec.structs.replace(spec.template, spec=self._pod_spec(spec.template.spec))
+        template = msgspec.structs.replace(
+            spec.template,
+            metadata=self.metadata(spec.template.metadata),
+            spec=self._pod_spec(spec.template.spec),
+        )
         return msgspec.structs.replace(
             deployment,
             metadata=self.metadata(deployment.metadata),
@@ -201,6 +205,14 @@ class Sharing:
             selector=self.mapping(service.spec.selector),
         )
         return msgspec.structs.replace(service, metadata=self.metadata(service.metadata), spec=spec)
+
+
+def _items_key(items: Mapping[str, str]) -> tuple[str, ...]:
+    """Keys then values: one flat tuple, cheaper to build and hash than a tuple of pairs.
+
+    Unambiguous: the length says where the keys end, and dict order is kept.
+    """
+    return (*items.keys(), *items.values())
 
 
 def _shared_state(state: ContainerState) -> ContainerState:

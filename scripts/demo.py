@@ -1,0 +1,154 @@
+"""``make demo``: a local control plane, kube-notifier, and a short scripted scenario.
+
+Starts etcd, kube-apiserver, controller-manager, scheduler and kwok on
+127.0.0.1, a webhook receiver that prints what it gets, and
+``kube-notifier run --config config.example.yaml``; then plays a scenario
+and prints a summary from /metrics. Ctrl-C stops every process it started.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.controlplane.cluster import ControlPlane
+from tests.controlplane.processes import free_port
+from tests.integration.kube import Kube, in_parallel
+from tests.support.webhook_server import ReceivedRequest, Reply, WebhookServer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def say(text: str) -> None:
+    print(f"\n\033[1m== {text}\033[0m", flush=True)
+
+
+def _printing_receiver() -> WebhookServer:
+    server = WebhookServer()
+    original = server._respond  # noqa: SLF001 - wrap the test server's responder to print
+
+    def respond(request: ReceivedRequest) -> Reply:
+        body = request.json()
+        summary = body.get("text") or body.get("summary") or json.dumps(body)[:200]
+        print(f"  [webhook] {str(summary).splitlines()[0][:160]}", flush=True)
+        return original(request)
+
+    server._respond = respond  # type: ignore[method-assign]  # noqa: SLF001
+    return server
+
+
+def _deployment(name: str, image: str, replicas: int, stage: str | None = None) -> dict[str, Any]:
+    labels = {"app": name}
+    pod_labels = {**labels, **({"kube-notifier.test/stage": stage} if stage else {})}
+    return {
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": replicas,
+            "progressDeadlineSeconds": 15,
+            "selector": {"matchLabels": labels},
+            "template": {"metadata": {"labels": pod_labels},
+                         "spec": {"containers": [{"name": name, "image": image}]}},
+        },
+    }
+
+
+def scenario(kube: Kube) -> None:
+    ns = "demo"
+    kube.core.create_namespace({"metadata": {"name": ns}})
+    say("a Deployment rolls out (2 replicas)")
+    kube.apps.create_namespaced_deployment(ns, _deployment("web", "nginx:1.27", 2))
+    time.sleep(4)
+    say("...then rolls to an image that cannot be pulled (stuck after 15 s)")
+    kube.apps.patch_namespaced_deployment("web", ns, _deployment("web", "registry.invalid/web:broken", 2, "image-pull"))
+    say("a Pod that crash-loops and one that is OOMKilled")
+    kube.create_pod(ns, "worker-crashy", {"app": "worker", "kube-notifier.test/stage": "crashloop"})
+    kube.create_pod(ns, "worker-hungry", {"app": "worker", "kube-notifier.test/stage": "oomkill"})
+    say("a Service created, changed and deleted")
+    kube.core.create_namespaced_service(ns, {"metadata": {"name": "web"}, "spec": {
+        "selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}})
+    time.sleep(1)
+    kube.core.patch_namespaced_service("web", ns, {"spec": {"type": "NodePort"}})
+    time.sleep(1)
+    kube.core.delete_namespaced_service("web", ns)
+    say("50 pods fail at once in namespace 'batch' (one digest, not 50 messages)")
+    kube.core.create_namespace({"metadata": {"name": "batch"}})
+    in_parallel(lambda i: kube.create_pod("batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}), range(50))
+    say("waiting for the rollout to get stuck and the digest to go out (~40 s)")
+    time.sleep(40)
+
+
+def summary(port: int) -> None:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
+        text = resp.read().decode()
+    totals: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if not sample.name.endswith("_total"):
+                continue
+            label = ",".join(f"{k}={v}" for k, v in sorted(sample.labels.items()))
+            totals[f"{sample.name}{{{label}}}"] = sample.value
+    say("summary (from /metrics)")
+    wanted = ("transitions", "matched", "suppress", "sent", "delivered", "failed", "watch_events")
+    for name, value in sorted(totals.items()):
+        if value and any(w in name for w in wanted):
+            print(f"  {name:90s} {value:8.0f}")
+
+
+def main() -> int:
+    plane = ControlPlane()
+    receiver = _printing_receiver()
+    service: subprocess.Popen[bytes] | None = None
+    try:
+        say("starting etcd, kube-apiserver, controller-manager, scheduler, kwok")
+        plane.start()
+        plane.start_full_tier()
+        receiver.start()
+        port = free_port()
+        state = Path(tempfile.mkdtemp(prefix="kn-demo-")) / "state.db"
+        env = {**os.environ, "KN_WEBHOOK_URL": receiver.url}
+        say(f"starting kube-notifier (metrics on http://127.0.0.1:{port}/metrics)")
+        service = subprocess.Popen(
+            [sys.executable, "-m", "notifier", "run", "--config", str(ROOT / "config.example.yaml"),
+             "--kubeconfig", str(plane.kubeconfig), "--listen", f"127.0.0.1:{port}",
+             "--state", str(state), "--log-format", "text", "--log-level", "warning"],
+            env=env,
+        )
+        _wait_ready(port, service)
+        scenario(Kube(plane))
+        summary(port)
+        return 0
+    except KeyboardInterrupt:
+        say("interrupted: stopping everything")
+        return 130
+    finally:
+        if service is not None and service.poll() is None:
+            service.terminate()
+            service.wait(30)
+        receiver.stop()
+        plane.stop()
+
+
+def _wait_ready(port: int, service: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if service.poll() is not None:
+            raise SystemExit(f"kube-notifier exited with {service.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("kube-notifier did not become ready")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

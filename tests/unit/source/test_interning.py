@@ -1,0 +1,268 @@
+"""Interning: equal results, one shared copy of repeated parts, bounded tables."""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from notifier.objects import Deployment, KubeObject, Pod, Service
+from notifier.source.interning import InternTable, Sharing, freeze_heap
+
+
+def _pod(name: str, *, node: str = "node-1", ready: str = "True", **extra: Any) -> Pod:
+    """A Pod as the decoder builds it: every string a fresh object."""
+    document = {
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": "shop",
+            "uid": f"uid-{name}",
+            "resourceVersion": f"rv-{name}",
+            "labels": {"app": "web", "pod-template-hash": "5d9f"},
+            "annotations": {"prometheus.io/scrape": "true"},
+            "ownerReferences": [
+                {"kind": "ReplicaSet", "name": "web-5d9f", "uid": "rs-1", "controller": True}
+            ],
+            **extra,
+        },
+        "spec": {
+            "nodeName": node,
+            "restartPolicy": "Always",
+            "containers": [{"name": "app", "image": "example.com/web:1.2"}],
+        },
+        "status": {
+            "phase": "Running",
+            "startTime": f"2024-05-01T08:00:00Z-{name}",
+            "conditions": [{"type": "Ready", "status": ready}, {"type": "PodScheduled"}],
+            "containerStatuses": [
+                {
+                    "name": "app",
+                    "image": "example.com/web:1.2",
+                    "ready": True,
+                    "state": {"running": {"startedAt": f"2024-05-01T08:00:03Z-{name}"}},
+                    "lastState": {},
+                }
+            ],
+        },
+    }
+    return msgspec.json.decode(msgspec.json.encode(document), type=Pod)
+
+
+# -- InternTable ------------------------------------------------------------------
+def _fresh(text: str) -> str:
+    """An equal string that is a different object (literals are shared by the compiler)."""
+    return "".join(list(text))
+
+
+def test_equal_values_come_back_as_the_first_instance() -> None:
+    table = InternTable()
+    first = _fresh("payments")
+    assert table.intern(first) is first
+    again = _fresh("payments")
+    assert again is not first
+    assert table.intern(again) is first
+
+
+def test_unequal_values_stay_apart() -> None:
+    table = InternTable()
+    assert table.intern(_fresh("a")) == "a"
+    assert table.intern(_fresh("b")) == "b"
+    assert len(table) == 2
+
+
+def test_a_value_in_use_survives_rotations() -> None:
+    table = InternTable(capacity=2)
+    hot = table.intern(_fresh("hot"))
+    for index in range(10):
+        table.intern(_fresh(f"cold-{index}"))
+        assert table.intern(_fresh("hot")) is hot  # found in either generation, moved to young
+
+
+def test_an_unused_value_is_dropped_after_two_rotations() -> None:
+    table = InternTable(capacity=2)
+    once = table.intern(_fresh("once"))
+    for index in range(4):
+        table.intern(_fresh(f"other-{index}"))
+    again = _fresh("once")
+    assert table.intern(again) is again
+    assert table.intern(again) is not once
+
+
+def test_the_table_never_holds_more_than_two_generations() -> None:
+    table = InternTable(capacity=100)
+    for index in range(10_000):
+        table.intern(f"unique-{index}")
+        assert len(table) <= 200
+
+
+def test_lookup_finds_what_was_remembered_under_another_key() -> None:
+    table = InternTable()
+    value = {"app": "web"}
+    table.remember(("app", "web"), value)
+    assert table.lookup(("app", "web")) is value
+    assert table.lookup(("app", "api")) is None
+
+
+def test_capacity_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="capacity"):
+        InternTable(capacity=0)
+
+
+# -- Sharing: equal results -------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(st.from_type(Pod) | st.from_type(Deployment) | st.from_type(Service))
+def test_a_shared_object_equals_the_original(obj: KubeObject) -> None:
+    sharing = Sharing(capacity=8)
+    shared = sharing.share(obj)
+    assert shared == obj
+    assert type(shared) is type(obj)
+    assert sharing.share(obj) == obj  # and again, now from the tables
+
+
+def test_sharing_does_not_mutate_its_argument() -> None:
+    pod = _pod("web-1")
+    before = msgspec.json.encode(pod)
+    labels = pod.metadata.labels
+    Sharing().share(_pod("web-0"))
+    Sharing().share(pod)
+    assert pod.metadata.labels is labels
+    assert msgspec.json.encode(pod) == before
+
+
+# -- Sharing: one copy of repeated parts ------------------------------------------
+def test_two_pods_share_their_repeated_parts() -> None:
+    sharing = Sharing()
+    one, two = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2"))
+    assert one.metadata.namespace is two.metadata.namespace
+    assert one.metadata.labels is two.metadata.labels
+    assert one.metadata.annotations is two.metadata.annotations
+    assert one.metadata.owner_references is two.metadata.owner_references
+    assert one.spec.node_name is two.spec.node_name
+    assert one.spec.containers is two.spec.containers
+    assert one.status.phase is two.status.phase
+    assert one.status.conditions is two.status.conditions
+    one_app, two_app = one.status.container_statuses[0], two.status.container_statuses[0]
+    assert one_app.name is two_app.name
+    assert one_app.image is two_app.image
+    assert one_app.last_state is two_app.last_state
+
+
+def test_per_pod_values_are_not_shared() -> None:
+    sharing = Sharing()
+    one, two = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2"))
+    assert one.metadata.uid != two.metadata.uid
+    assert one.status.container_statuses[0].state != two.status.container_statuses[0].state
+
+
+def test_differing_parts_stay_different() -> None:
+    sharing = Sharing()
+    ready, unready = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2", ready="False"))
+    assert ready.status.conditions != unready.status.conditions
+    assert ready.status.conditions[0].status == "True"
+    assert unready.status.conditions[0].status == "False"
+    assert ready.metadata.labels is unready.metadata.labels
+
+
+def test_unique_strings_do_not_fill_the_tables() -> None:
+    sharing = Sharing()
+    sharing.pod(_pod("web-0"))
+    size = len(sharing.values), len(sharing.mappings)
+    for index in range(1, 200):
+        sharing.pod(_pod(f"web-{index}"))  # new name, uid, resourceVersion, timestamps
+    assert (len(sharing.values), len(sharing.mappings)) == size
+
+
+def test_equal_label_sets_share_one_dict_and_different_ones_do_not() -> None:
+    sharing = Sharing()
+    first = sharing.mapping({"a": "b", "c": "d"})
+    assert sharing.mapping({"a": "b", "c": "d"}) is first
+    swapped = sharing.mapping({"a": "c", "b": "d"})  # same strings, other pairs
+    assert swapped == {"a": "c", "b": "d"}
+    assert swapped is not first
+
+
+def test_empty_mappings_are_shared() -> None:
+    sharing = Sharing()
+    assert sharing.mapping({}) is sharing.mapping({})
+
+
+def test_deployments_share_their_template_and_conditions() -> None:
+    document = {
+        "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"}},
+        "spec": {
+            "template": {
+                "metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "app", "image": "example.com/web:1.2"}]},
+            }
+        },
+        "status": {"conditions": [{"type": "Available", "status": "True"}]},
+    }
+    raw = msgspec.json.encode(document)
+    sharing = Sharing()
+    one = sharing.share(msgspec.json.decode(raw, type=Deployment))
+    two = sharing.share(msgspec.json.decode(raw, type=Deployment))
+    assert isinstance(one, Deployment)
+    assert isinstance(two, Deployment)
+    assert one.metadata.labels is two.spec.template.metadata.labels
+    assert one.spec.template.spec.containers is two.spec.template.spec.containers
+    assert one.status.conditions is two.status.conditions
+
+
+def test_services_share_their_selector_and_ports() -> None:
+    document = {
+        "kind": "Service",
+        "metadata": {"name": "web", "namespace": "shop"},
+        "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }
+    raw = msgspec.json.encode(document)
+    sharing = Sharing()
+    one = sharing.share(msgspec.json.decode(raw, type=Service))
+    two = sharing.share(msgspec.json.decode(raw, type=Service))
+    assert isinstance(one, Service)
+    assert isinstance(two, Service)
+    assert one.spec.selector is two.spec.selector
+    assert one.spec.ports is two.spec.ports
+
+
+def test_concurrent_sharing_returns_equal_objects() -> None:
+    sharing = Sharing(capacity=16)  # small: threads race through rotations
+    pods = [_pod(f"web-{index}", node=f"node-{index % 7}") for index in range(300)]
+    failures: list[str] = []
+
+    def share_all() -> None:
+        for pod in pods:
+            if sharing.share(pod) != pod:
+                failures.append(pod.metadata.name)
+
+    threads = [threading.Thread(target=share_all) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+
+
+# -- freeze_heap ----------------------------------------------------------------------
+class _Node:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_freeze_heap_collects_garbage_before_freezing() -> None:
+    cycle = _Node()
+    alive = weakref.ref(cycle)
+    del cycle
+    try:
+        frozen = freeze_heap()
+        assert alive() is None  # frozen garbage would never be freed
+        assert frozen == gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
