@@ -11,15 +11,18 @@ The contract, close to client-go's workqueue but keeping every item:
   back of the line.
 
 ``put`` never blocks or refuses: bounding the size is the caller's choice.
-Times are on the injected clock; ``take`` waits on a condition variable in
-real seconds, so tests with a fake clock pass ``timeout=0``.
+Retry times are on the injected clock; ``take``'s timeout is in real
+seconds (it is how long a thread waits), so a fake clock that does not move
+makes no retry due but never stalls a ``take``.
 """
 
 from __future__ import annotations
 
 import heapq
 import itertools
+import math
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 
@@ -52,17 +55,17 @@ class KeyedQueue:
             self._size += 1
 
     def take(self, timeout: float) -> Envelope | None:
-        """The head of the next ready key, or None after ``timeout`` or once closed."""
-        deadline = self._clock() + timeout
+        """The head of the next ready key; None after ``timeout`` real seconds or once closed."""
+        give_up_at = time.monotonic() + timeout
         with self._cond:
             while not self._closed:
-                now = self._clock()
-                self._promote_due(now)
+                self._promote_due(self._clock())
                 if self._ready:
                     return self._lanes[self._ready.popleft()][0]
-                if now >= deadline:
+                remaining = give_up_at - time.monotonic()
+                if remaining <= 0:
                     return None
-                self._cond.wait(self._seconds_until_due(now, deadline))
+                self._cond.wait(min(remaining, self._seconds_until_due()))
             return None
 
     def done(self, envelope: Envelope) -> None:
@@ -106,6 +109,5 @@ class KeyedQueue:
             _, _, key = heapq.heappop(self._waiting)
             self._ready.append(key)
 
-    def _seconds_until_due(self, now: float, deadline: float) -> float:
-        until = min(deadline, self._waiting[0][0]) if self._waiting else deadline
-        return max(0.0, until - now)
+    def _seconds_until_due(self) -> float:
+        return max(0.0, self._waiting[0][0] - self._clock()) if self._waiting else math.inf

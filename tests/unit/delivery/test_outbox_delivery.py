@@ -161,7 +161,10 @@ def test_the_outbox_survives_sigkill(server: WebhookServer, tmp_path: Path) -> N
 
     requests = server.received()
     assert sorted(delivered_ids(requests)) == sorted(everything), "each delivered exactly once"
-    assert requests[5].status == 0 and requests[6].header("Idempotency-Key") == f"{name}-5"
+    hung = requests[5]
+    assert hung.status == 0 and hung.header("Idempotency-Key") == f"{name}-5"
+    resent = [r for r in requests[6:] if r.header("Idempotency-Key") == f"{name}-5"]
+    assert [r.body for r in resent] == [hung.body], "re-sent once, same key, same body"
     expected: dict[str, list[str]] = {}
     for n in range(count):
         expected.setdefault(crash_key(n), []).append(f"{name}-{n}")

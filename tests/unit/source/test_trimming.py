@@ -6,10 +6,10 @@ from typing import Any
 
 import msgspec
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from notifier.objects import Deployment, KubeObject, Pod, Service
 from notifier.source.trimming import DROPPED_ANNOTATIONS, trim
+from tests.unit.source.test_interning import kube_objects
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 
@@ -48,8 +48,18 @@ def test_an_object_without_annotations_comes_back_equal() -> None:
     assert trim(obj) == obj
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.from_type(Pod) | st.from_type(Deployment) | st.from_type(Service))
+_with_last_applied = kube_objects.map(
+    lambda obj: msgspec.structs.replace(
+        obj,
+        metadata=msgspec.structs.replace(
+            obj.metadata, annotations={**obj.metadata.annotations, LAST_APPLIED: "{}"}
+        ),
+    )
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(kube_objects | _with_last_applied)
 def test_trim_equals_the_input_less_the_dropped_annotations(obj: KubeObject) -> None:
     trimmed = trim(obj)
     kept = {k: v for k, v in obj.metadata.annotations.items() if k not in DROPPED_ANNOTATIONS}
