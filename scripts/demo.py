@@ -34,7 +34,7 @@ def say(text: str) -> None:
 
 def _printing_receiver() -> WebhookServer:
     server = WebhookServer()
-    original = server._respond  # noqa: SLF001 - wrap the test server's responder to print
+    original = server._respond  # wrap the test server's responder to print
 
     def respond(request: ReceivedRequest) -> Reply:
         body = request.json()
@@ -42,7 +42,7 @@ def _printing_receiver() -> WebhookServer:
         print(f"  [webhook] {str(summary).splitlines()[0][:160]}", flush=True)
         return original(request)
 
-    server._respond = respond  # type: ignore[method-assign]  # noqa: SLF001
+    server._respond = respond  # type: ignore[method-assign]
     return server
 
 
@@ -55,8 +55,10 @@ def _deployment(name: str, image: str, replicas: int, stage: str | None = None) 
             "replicas": replicas,
             "progressDeadlineSeconds": 15,
             "selector": {"matchLabels": labels},
-            "template": {"metadata": {"labels": pod_labels},
-                         "spec": {"containers": [{"name": name, "image": image}]}},
+            "template": {
+                "metadata": {"labels": pod_labels},
+                "spec": {"containers": [{"name": name, "image": image}]},
+            },
         },
     }
 
@@ -68,20 +70,30 @@ def scenario(kube: Kube) -> None:
     kube.apps.create_namespaced_deployment(ns, _deployment("web", "nginx:1.27", 2))
     time.sleep(4)
     say("...then rolls to an image that cannot be pulled (stuck after 15 s)")
-    kube.apps.patch_namespaced_deployment("web", ns, _deployment("web", "registry.invalid/web:broken", 2, "image-pull"))
+    kube.apps.patch_namespaced_deployment(
+        "web", ns, _deployment("web", "registry.invalid/web:broken", 2, "image-pull")
+    )
     say("a Pod that crash-loops and one that is OOMKilled")
     kube.create_pod(ns, "worker-crashy", {"app": "worker", "kube-notifier.test/stage": "crashloop"})
     kube.create_pod(ns, "worker-hungry", {"app": "worker", "kube-notifier.test/stage": "oomkill"})
     say("a Service created, changed and deleted")
-    kube.core.create_namespaced_service(ns, {"metadata": {"name": "web"}, "spec": {
-        "selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]}})
+    kube.core.create_namespaced_service(
+        ns,
+        {
+            "metadata": {"name": "web"},
+            "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]},
+        },
+    )
     time.sleep(1)
     kube.core.patch_namespaced_service("web", ns, {"spec": {"type": "NodePort"}})
     time.sleep(1)
     kube.core.delete_namespaced_service("web", ns)
     say("50 pods fail at once in namespace 'batch' (one digest, not 50 messages)")
     kube.core.create_namespace({"metadata": {"name": "batch"}})
-    in_parallel(lambda i: kube.create_pod("batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}), range(50))
+    in_parallel(
+        lambda i: kube.create_pod("batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}),
+        range(50),
+    )
     say("waiting for the rollout to get stuck and the digest to go out (~40 s)")
     time.sleep(40)
 
@@ -117,9 +129,24 @@ def main() -> int:
         env = {**os.environ, "KN_WEBHOOK_URL": receiver.url}
         say(f"starting kube-notifier (metrics on http://127.0.0.1:{port}/metrics)")
         service = subprocess.Popen(
-            [sys.executable, "-m", "notifier", "run", "--config", str(ROOT / "config.example.yaml"),
-             "--kubeconfig", str(plane.kubeconfig), "--listen", f"127.0.0.1:{port}",
-             "--state", str(state), "--log-format", "text", "--log-level", "warning"],
+            [
+                sys.executable,
+                "-m",
+                "notifier",
+                "run",
+                "--config",
+                str(ROOT / "config.example.yaml"),
+                "--kubeconfig",
+                str(plane.kubeconfig),
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--state",
+                str(state),
+                "--log-format",
+                "text",
+                "--log-level",
+                "warning",
+            ],
             env=env,
         )
         _wait_ready(port, service)
