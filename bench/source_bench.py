@@ -90,10 +90,24 @@ def rss_bytes() -> int:
         return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def rate(events: int, run: Callable[[], None]) -> float:
-    started = time.perf_counter()
+@dataclass(frozen=True)
+class Rate:
+    """Events per wall-clock second, and per CPU second (steadier when the machine is busy)."""
+
+    per_s: float
+    per_cpu_s: float
+
+
+def rate(events: int, run: Callable[[], None]) -> Rate:
+    wall, cpu = time.perf_counter(), time.process_time()
     run()
-    return events / (time.perf_counter() - started)
+    return Rate(events / (time.perf_counter() - wall), events / (time.process_time() - cpu))
+
+
+def best(rates: Sequence[Rate], name: str) -> Result:
+    """The fastest of repeated runs (the least disturbed by other work on the machine)."""
+    fastest = max(rates, key=lambda r: r.per_s)
+    return {f"{name}_per_s": fastest.per_s, f"{name}_per_cpu_s": fastest.per_cpu_s}
 
 
 def full_collection_seconds() -> float:
@@ -169,8 +183,8 @@ def our_stage_rates(stream: Recorded, repeats: int) -> Result:
             trim(decoder.decode(line).object)
 
     return {
-        "decode_events_per_s": max(rate(len(lines), decode) for _ in range(repeats)),
-        "decode_trim_events_per_s": max(rate(len(lines), decode_and_trim) for _ in range(repeats)),
+        **best([rate(len(lines), decode) for _ in range(repeats)], "decode_events"),
+        **best([rate(len(lines), decode_and_trim) for _ in range(repeats)], "decode_trim_events"),
     }
 
 
@@ -188,9 +202,9 @@ def our_throughput(stream: Recorded, repeats: int) -> Result:
         rates.append(rate(len(stream.modified), lambda: pipeline.feed(stream.modified)))
     assert len(pipeline.store) == len(stream.added), "every Pod is cached"
     return {
-        "initial_list_events_per_s": initial,
-        "events_per_s": max(rates),
-        "events_per_s_runs": rates,
+        **best([initial], "initial_list_events"),
+        **best(rates, "events"),
+        "events_per_s_runs": [r.per_s for r in rates],
         "full_gc_seconds_before_freeze": gc_before,
         "full_gc_seconds_after_freeze": gc_after,
         "frozen_objects": frozen,
@@ -257,10 +271,10 @@ def client_throughput(stream: Recorded, limit: int) -> Result:
     while not keys.empty():
         keys.get_nowait()
     timed = stream.modified[:limit] if limit else stream.modified
-    events_per_s = rate(len(timed), lambda: client_feed(timed, cache, keys))
+    events = rate(len(timed), lambda: client_feed(timed, cache, keys))
     return {
-        "initial_list_events_per_s": initial,
-        "events_per_s": events_per_s,
+        **best([initial], "initial_list_events"),
+        **best([events], "events"),
         "timed_events": len(timed),
         "full_gc_seconds_before_freeze": gc_before,
         "full_gc_seconds_after_freeze": gc_after,
@@ -350,6 +364,7 @@ def machine(cpu: int) -> Result:
         "msgspec": version("msgspec"),
         "kubernetes": version("kubernetes"),
         "platform": platform.platform(),
+        "load_average_at_start": os.getloadavg(),
     }
 
 
@@ -357,23 +372,34 @@ def summarize(measured: dict[str, Result]) -> Result:
     ours, client = measured["ours-throughput"], measured["client-throughput"]
     ours_rss, client_rss = measured["ours-rss"], measured["client-rss"]
     ours_traced = measured["ours-traced"]["traced_bytes_per_pod"]
-    events_ratio = ours["events_per_s"] / client["events_per_s"]
-    trim_ratio = ours["decode_trim_events_per_s"] / client["events_per_s"]
+    ratios = {
+        "events_per_s": ours["events_per_s"] / client["events_per_s"],
+        "events_per_cpu_s": ours["events_per_cpu_s"] / client["events_per_cpu_s"],
+        # Against the client's best phase: its initial list, where nothing is replaced.
+        "events_per_s_vs_client_best": ours["events_per_s"]
+        / max(client["events_per_s"], client["initial_list_events_per_s"]),
+        "decode_trim_events_per_s": ours["decode_trim_events_per_s"] / client["events_per_s"],
+        "rss_bytes_per_pod": client_rss["rss_bytes_per_pod"] / ours_rss["rss_bytes_per_pod"],
+        "traced_bytes_per_pod": measured["client-traced"]["traced_bytes_per_pod"] / ours_traced,
+    }
     return {
-        "events_per_s_ratio": events_ratio,
-        "decode_trim_vs_client_ratio": trim_ratio,
-        "rss_bytes_per_pod_ratio": client_rss["rss_bytes_per_pod"] / ours_rss["rss_bytes_per_pod"],
-        "traced_bytes_per_pod_ratio": (
-            measured["client-traced"]["traced_bytes_per_pod"] / ours_traced
-        ),
+        "ratios": ratios,
         "targets": {
             "events_ratio_min": TARGET_RATIO,
             "bytes_per_pod_max": TARGET_BYTES_PER_POD,
-            "events_ratio_met": events_ratio >= TARGET_RATIO and trim_ratio >= TARGET_RATIO,
+            "events_ratio_met": min(ratios[k] for k in _EVENT_RATIOS) >= TARGET_RATIO,
             "bytes_per_pod_met": max(ours_traced, ours_rss["rss_bytes_per_pod"])
             < TARGET_BYTES_PER_POD,
         },
     }
+
+
+_EVENT_RATIOS = (
+    "events_per_s",
+    "events_per_cpu_s",
+    "events_per_s_vs_client_best",
+    "decode_trim_events_per_s",
+)
 
 
 def table(report: Result) -> str:
@@ -381,6 +407,8 @@ def table(report: Result) -> str:
     ours, client = m["ours-throughput"], m["client-throughput"]
     rows = [
         ("events/s, MODIFIED, full path", ours["events_per_s"], client["events_per_s"]),
+        ("events/CPU-s, MODIFIED, full path", ours["events_per_cpu_s"],
+         client["events_per_cpu_s"]),
         ("events/s, ADDED (initial list)", ours["initial_list_events_per_s"],
          client["initial_list_events_per_s"]),
         ("events/s, decode + trim only", ours["decode_trim_events_per_s"], None),
@@ -399,12 +427,8 @@ def table(report: Result) -> str:
     lines = [f"{'':40} {'ours':>14} {'client':>14}"]
     for label, mine, theirs in rows:
         lines.append(f"{label:40} {_figure(mine):>14} {_figure(theirs):>14}")
-    lines.append(
-        f"ratios: events/s {s['events_per_s_ratio']:.1f}x "
-        f"(decode+trim {s['decode_trim_vs_client_ratio']:.1f}x), "
-        f"bytes/Pod {s['rss_bytes_per_pod_ratio']:.0f}x (RSS) "
-        f"{s['traced_bytes_per_pod_ratio']:.0f}x (tracemalloc); targets met: {s['targets']}"
-    )
+    lines.append("ratios: " + ", ".join(f"{k} {v:.1f}x" for k, v in s["ratios"].items()))
+    lines.append(f"targets: {s['targets']}")
     return "\n".join(lines)
 
 
@@ -427,12 +451,14 @@ ROLES = (
 
 
 def run_parent(args: argparse.Namespace) -> Result:
+    machine_before = machine(args.cpu)
     with tempfile.TemporaryDirectory(prefix="source-bench-") as scratch:
         stream_file = Path(scratch) / "stream.jsonl"
         print("recording the stream ...", file=sys.stderr, flush=True)
         stream = write_stream(stream_file, args.pods, args.modified, args.seed)
         measured = {role: spawn(role, stream_file, args) for role in ROLES}
-    report = {"machine": machine(args.cpu), "stream": stream, "measured": measured}
+    report = {"machine": machine_before, "stream": stream, "measured": measured}
+    report["machine"]["load_average_at_end"] = os.getloadavg()
     report["summary"] = summarize(measured)
     return report
 

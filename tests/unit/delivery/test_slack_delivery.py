@@ -53,7 +53,9 @@ def test_posts_to_one_channel_are_paced(slack: SlackServer) -> None:
 
     arrivals = [r.arrived_at for r in requests]
     gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals)]
-    assert min(gaps) >= 0.28
+    # Sends start 0.3 s apart; arrival times add a little network jitter either way.
+    assert min(gaps) >= 0.25
+    assert arrivals[-1] - arrivals[0] >= 0.85
 
 
 def test_channel_not_found_is_not_retried_and_is_counted(slack: SlackServer) -> None:
