@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from notifier.objects import Kind
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.sinks.config import SinkConfig
+from notifier.state.config import StateConfig
 
 
 class _Section(BaseModel):
@@ -37,6 +38,7 @@ class Config(_Section):
     templates: dict[str, TemplateSpec] = {}
     mute_windows: dict[str, list[MuteIntervalSpec]] = {}
     rules: list[RuleSpec] = []
+    state: StateConfig = StateConfig()  # the SQLite file: outbox, dead letters, last-seen objects
 
     def sink_states(self) -> dict[str, bool]:
         """Every sink by name: enabled or not."""

@@ -112,5 +112,9 @@ class RulesHolder:
 
 def _restart_needed(previous: LoadedConfig, candidate: LoadedConfig) -> tuple[str, ...]:
     old, new = previous.config, candidate.config
-    sections = {"sinks": old.sinks != new.sinks, "watch": old.watch != new.watch}
+    sections = {
+        "sinks": old.sinks != new.sinks,
+        "watch": old.watch != new.watch,
+        "state": old.state != new.state,
+    }
     return tuple(name for name, differs in sections.items() if differs)

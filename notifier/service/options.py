@@ -109,9 +109,10 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     run.add_argument(
         "--state",
-        default=_env("STATE", "/var/lib/kube-notifier/state.db"),
-        help="SQLite file for the outbox and last-seen state; 'none' keeps it in "
-        "memory (nothing survives a restart) [KUBE_NOTIFIER_STATE]",
+        default=_env("STATE", ""),
+        help="SQLite file for the outbox and last-seen state, overriding the config's "
+        "state.path; 'none' keeps it in memory (nothing survives a restart) "
+        "[KUBE_NOTIFIER_STATE]",
     )
     run.set_defaults(handler=_run)
 

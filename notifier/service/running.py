@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from types import FrameType
 
 from notifier.api.app import create_app
@@ -85,11 +86,17 @@ def run(opts: RunOptions) -> int:
         print(f"kube-notifier: {err}", file=sys.stderr)
         return EXIT_ACCESS
     try:
-        state = None if opts.state_path == "none" else StateStore(StateConfig(path=opts.state_path))
+        state = _open_state(opts.state_path, holder.current.config.state)
     except StateUnavailableError as err:
         print(f"kube-notifier: state database unusable: {err}", file=sys.stderr)
         return EXIT_STATE
     return _Service(opts, holder, raw, state).serve()
+
+
+def _open_state(flag: str, configured: StateConfig) -> StateStore | None:
+    if flag == "none":
+        return None
+    return StateStore(configured.model_copy(update={"path": Path(flag)}) if flag else configured)
 
 
 class _Service:
