@@ -10,6 +10,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from notifier.api.checks import Check, CheckResult, run_checks
+from notifier.api.decisions import DecisionLog
 
 SERVICE_UNAVAILABLE = 503
 
@@ -28,6 +29,7 @@ def create_app(
     liveness: Callable[[], Sequence[Check]],
     readiness: Callable[[], Sequence[Check]],
     registry: CollectorRegistry = REGISTRY,
+    decisions: DecisionLog | None = None,
 ) -> FastAPI:
     app = FastAPI(title="kube-notifier", docs_url=None, redoc_url=None, openapi_url=None)
 
@@ -43,5 +45,11 @@ def create_app(
     def metrics(request: Request) -> Response:
         encoder, content_type = choose_encoder(request.headers.get("accept", ""))
         return Response(encoder(registry), media_type=content_type)
+
+    if decisions is not None:
+
+        @app.get("/debug/decisions")
+        def recent_decisions(limit: int = 100) -> JSONResponse:
+            return JSONResponse({"decisions": decisions.recent(limit)})
 
     return app

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,13 @@ class RunOptions:
     wedged_after_seconds: float
     debug_decisions: bool
     state_path: str
+    config_map: tuple[str, str] | None
+    leader_elect: bool
+    lease_namespace: str
+    lease_name: str
+    identity: str
+    lease_duration: float
+    standby_window: float
 
 
 def _env(name: str, default: str) -> str:
@@ -114,7 +122,60 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "state.path; 'none' keeps it in memory (nothing survives a restart) "
         "[KUBE_NOTIFIER_STATE]",
     )
+    run.add_argument(
+        "--config-map",
+        type=_namespaced,
+        default=_env("CONFIG_MAP", "") or None,
+        help="NAMESPACE/NAME of the rules ConfigMap to watch through the API (key config.yaml): "
+        "reloads in about a second, and a rejected change gets a Warning Event on it "
+        "[KUBE_NOTIFIER_CONFIG_MAP]",
+    )
+    _add_leader_flags(run)
     run.set_defaults(handler=_run)
+
+
+def _add_leader_flags(run: argparse.ArgumentParser) -> None:
+    run.add_argument(
+        "--leader-elect",
+        action="store_true",
+        default=_env("LEADER_ELECT", "") == "true",
+        help="for 2+ replicas: only the Lease holder sends [KUBE_NOTIFIER_LEADER_ELECT=true]",
+    )
+    run.add_argument(
+        "--lease-namespace",
+        default=os.environ.get("POD_NAMESPACE", "default"),
+        help="namespace of the Lease [POD_NAMESPACE]",
+    )
+    run.add_argument(
+        "--lease-name",
+        default=_env("LEASE_NAME", "kube-notifier"),
+        help="[KUBE_NOTIFIER_LEASE_NAME]",
+    )
+    run.add_argument(
+        "--identity",
+        default=os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}",
+        help="this replica's name in the Lease [POD_NAME]",
+    )
+    run.add_argument(
+        "--lease-duration",
+        type=float,
+        default=float(_env("LEASE_DURATION", "15")),
+        help="seconds a standby waits for a silent leader [KUBE_NOTIFIER_LEASE_DURATION]",
+    )
+    run.add_argument(
+        "--standby-window",
+        type=float,
+        default=float(_env("STANDBY_WINDOW", "30")),
+        help="seconds of notifications a standby keeps and sends when it takes over "
+        "[KUBE_NOTIFIER_STANDBY_WINDOW]",
+    )
+
+
+def _namespaced(value: str) -> tuple[str, str]:
+    namespace, _, name = value.partition("/")
+    if not namespace or not name:
+        raise argparse.ArgumentTypeError(f"want NAMESPACE/NAME, got {value!r}")
+    return namespace, name
 
 
 def options_from(args: argparse.Namespace) -> RunOptions:
@@ -133,6 +194,15 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         wedged_after_seconds=args.wedged_after,
         debug_decisions=args.debug_decisions,
         state_path=args.state,
+        config_map=_namespaced(args.config_map)
+        if isinstance(args.config_map, str)
+        else args.config_map,
+        leader_elect=args.leader_elect,
+        lease_namespace=args.lease_namespace,
+        lease_name=args.lease_name,
+        identity=args.identity,
+        lease_duration=args.lease_duration,
+        standby_window=args.standby_window,
     )
 
 

@@ -21,14 +21,21 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from fastapi import FastAPI
+
 from notifier.api.app import create_app
+from notifier.api.decisions import DecisionLog
 from notifier.api.server import HttpServer
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.leadership.electing import ElectionSettings, LeaderElector
+from notifier.leadership.gate import LeaderGate
+from notifier.leadership.lease import KubeLeaseClient
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
 from notifier.service import health
+from notifier.service.configmap import ConfigMapReloader
 from notifier.service.kube import KubeAccessError, api_client, check_access
 from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
@@ -103,14 +110,37 @@ class _Service:
     def __init__(
         self, opts: RunOptions, holder: RulesHolder, raw: RawClient, state: StateStore | None
     ) -> None:
-        config = holder.current.config
-        self.opts, self.holder, self.state = opts, holder, state
+        self.opts, self.holder, self.state, self.raw = opts, holder, state, raw
         self.signals = _Signals()
+        config = holder.current.config
         self.delivery = build_delivery(config.sinks, state=state)
+        self.gate = LeaderGate(
+            self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
+        )
         self.engine = RulesEngine(holder.ruleset)
-        self.ticker = Ticker(self.engine, self.delivery)
+        self.ticker = Ticker(self.engine, self.gate.submit)
+        self.decisions = DecisionLog() if opts.debug_decisions else None
+        self._build_pipeline(raw)
+        self.reloaders: list[FileReloader | ConfigMapReloader] = [FileReloader(holder, opts.config)]
+        if opts.config_map is not None:
+            namespace, name = opts.config_map
+            self.reloaders.append(
+                ConfigMapReloader(raw.sibling(), holder, namespace, name, reporter=opts.identity)
+            )
+        self.elector = self._build_elector(raw) if opts.leader_elect else None
+        self._election_stop = threading.Event()
+        self._election = threading.Thread(
+            target=self.elector.run if self.elector else _ignore,
+            args=(self._election_stop,),
+            name="leader-election",
+            daemon=True,
+        )
+        self.http = HttpServer(self._build_app(), host=opts.listen_host, port=opts.listen_port)
+
+    def _build_pipeline(self, raw: RawClient) -> None:
+        config, opts = self.holder.current.config, self.opts
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
-        seen = DurableSeen(state.seen, config.watch.kinds) if state is not None else None
+        seen = DurableSeen(self.state.seen, config.watch.kinds) if self.state else None
         self.known = Known(seen)
         self.intake = Intake(self.queue, self.known)
         settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
@@ -125,28 +155,44 @@ class _Service:
             )
             for kind in config.watch.kinds
         ]
+        observe = self.decisions.record if self.decisions else _ignore
         self.workers = Workers(
             queue=self.queue,
             intake=self.intake,
             known=self.known,
             stores={i.kind: i.store for i in self.informers},
-            sink=RoutingStage(self.engine, self.delivery),
+            sink=RoutingStage(self.engine, self.gate.submit, observe),
             count=config.watch.workers,
         )
-        self.reloader = FileReloader(holder, opts.config)
+
+    def _build_elector(self, raw: RawClient) -> LeaderElector:
+        opts = self.opts
+        lease = KubeLeaseClient(raw.sibling(), opts.lease_namespace, opts.lease_name)
+        settings = ElectionSettings(
+            identity=opts.identity,
+            lease_duration=opts.lease_duration,
+            renew_deadline=opts.lease_duration * 2 / 3,
+            retry_period=max(0.5, opts.lease_duration / 7.5),
+        )
+        return LeaderElector(
+            lease, settings, on_started=self.gate.lead, on_stopped=self.gate.stand_by
+        )
+
+    def _build_app(self) -> FastAPI:
         parts = health.Parts(
-            holder,
+            self.holder,
             self.informers,
             self.workers,
             self.delivery,
-            opts.stale_after_seconds,
-            opts.wedged_after_seconds,
+            self.opts.stale_after_seconds,
+            self.opts.wedged_after_seconds,
             self.signals.stop.is_set,
         )
-        app = create_app(
-            liveness=lambda: health.liveness(parts), readiness=lambda: health.readiness(parts)
+        return create_app(
+            liveness=lambda: health.liveness(parts),
+            readiness=lambda: health.readiness(parts),
+            decisions=self.decisions,
         )
-        self.http = HttpServer(app, host=opts.listen_host, port=opts.listen_port)
 
     def serve(self) -> int:
         self.signals.install()
@@ -156,7 +202,10 @@ class _Service:
         for informer in self.informers:
             informer.start()
         self.http.start()
-        self.reloader.start()
+        for reloader in self.reloaders:
+            reloader.start()
+        if self.elector is not None:
+            self._election.start()
         log.info("kube-notifier started; HTTP on %s:%d", self.opts.listen_host, self.http.port)
         threading.Thread(target=self._after_sync, name="after-sync", daemon=True).start()
         self.signals.stop.wait()
@@ -178,14 +227,22 @@ class _Service:
 
     def _shutdown(self) -> int:
         deadline = time.monotonic() + self.opts.shutdown_deadline
-        self.reloader.stop()
+        for reloader in self.reloaders:
+            reloader.stop()
         for informer in self.informers:
             informer.stop()
         drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
         self.ticker.stop(release_all=True)
+        if self.elector is not None:
+            self._election_stop.set()  # the elector releases the Lease for a fast takeover
+            self._election.join(5)
         delivered = self.delivery.stop(deadline)
         if self.state is not None:
             self.state.close()
         self.http.stop()
         log.info("stopped (workers drained: %s, deliveries drained: %s)", drained, delivered)
         return 0
+
+
+def _ignore(*_: object) -> None:
+    return None

@@ -1,7 +1,8 @@
 """Where workers hand transitions: rules decide, delivery sends.
 
 ``RoutingStage`` is the workers' TransitionSink. A ``Ticker`` thread
-releases group digests when they come due.
+releases group digests when they come due. Both hand notifications to a
+``submit`` callable: delivery itself, or the leader gate in front of it.
 """
 
 from __future__ import annotations
@@ -10,36 +11,38 @@ import threading
 import time
 from collections.abc import Callable
 
-from notifier.delivery.delivery import Delivery
+from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
 from notifier.transitions.model import Transition
 
+Submit = Callable[[Notification], None]
+Observer = Callable[[Transition, list[Notification]], None]
+
+
+def _ignore(_transition: Transition, _notifications: list[Notification]) -> None:
+    return None
+
 
 class RoutingStage:
-    def __init__(
-        self,
-        engine: RulesEngine,
-        delivery: Delivery,
-        observe: Callable[[Transition, int], None] = lambda t, n: None,
-    ) -> None:
+    def __init__(self, engine: RulesEngine, submit: Submit, observe: Observer = _ignore) -> None:
         self._engine = engine
-        self._delivery = delivery
+        self._submit = submit
         self._observe = observe
 
     def handle(self, transitions: list[Transition]) -> None:
         for transition in transitions:
             notifications = self._engine.process(transition)
             for notification in notifications:
-                self._delivery.submit(notification)
-            self._observe(transition, len(notifications))
+                self._submit(notification)
+            self._observe(transition, notifications)
 
 
 class Ticker:
-    """Calls the rules engine's ``tick`` every ``interval`` seconds and delivers digests."""
+    """Calls the rules engine's ``tick`` every ``interval`` seconds and submits digests."""
 
-    def __init__(self, engine: RulesEngine, delivery: Delivery, interval: float = 0.5) -> None:
+    def __init__(self, engine: RulesEngine, submit: Submit, interval: float = 0.5) -> None:
         self._engine = engine
-        self._delivery = delivery
+        self._submit = submit
         self._interval = interval
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="rules-ticker", daemon=True)
@@ -57,7 +60,7 @@ class Ticker:
 
     def flush(self, now: float | None = None) -> None:
         for notification in self._engine.tick(now):
-            self._delivery.submit(notification)
+            self._submit(notification)
 
     def stop(self, *, release_all: bool) -> None:
         """Stop ticking; with ``release_all`` hand on every open group now (shutdown)."""

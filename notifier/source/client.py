@@ -64,31 +64,55 @@ class RawClient:
         return RawClient(self._api)
 
     def _request(
-        self, path: str, query: dict[str, str], read_timeout: float
+        self,
+        path: str,
+        query: dict[str, str],
+        read_timeout: float,
+        *,
+        method: str = "GET",
+        body: dict[str, Any] | None = None,
     ) -> urllib3.HTTPResponse:
         # param_serialize applies the configured auth (and refreshes exec/OIDC tokens).
-        method, url, headers, _, _ = self._api.param_serialize(
-            "GET",
+        headers_in = {"Accept": "application/json"}
+        if body is not None:
+            headers_in["Content-Type"] = "application/json"
+        _, url, headers, _, _ = self._api.param_serialize(
+            method,
             path,
             query_params=list(query.items()),
-            header_params={"Accept": "application/json"},
+            header_params=headers_in,
             auth_settings=["BearerToken"],
         )
         try:
             rest = self._api.rest_client.request(  # type: ignore[no-untyped-call]
-                method, url, headers=headers, _request_timeout=(CONNECT_TIMEOUT, read_timeout)
+                method,
+                url,
+                headers=headers,
+                body=body,
+                _request_timeout=(CONNECT_TIMEOUT, read_timeout),
             )
         except ApiException as exc:
             raise _api_error(exc.status, exc.reason, exc.body, exc.headers) from exc
         response: urllib3.HTTPResponse = rest.response
         if not 200 <= response.status < 300:
-            body = response.data
+            data = response.data
             response.release_conn()
-            raise _api_error(response.status, response.reason, body, response.headers)
+            raise _api_error(response.status, response.reason, data, response.headers)
         return response
 
     def get(self, path: str, query: dict[str, str]) -> bytes:
-        response = self._request(path, query, LIST_READ_TIMEOUT)
+        return self.send("GET", path, query=query)
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> bytes:
+        """One request with a JSON body (or none); the response body, or ApiError."""
+        response = self._request(path, query or {}, LIST_READ_TIMEOUT, method=method, body=body)
         try:
             return response.data
         finally:

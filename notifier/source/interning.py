@@ -8,12 +8,12 @@ cache keeps one copy of each. It is the last step of ``trim``.
 
 What is shared, and how:
 
-- strings that repeat across objects (namespace, node name, phase, image,
-  container name, owner kind) are interned;
+- strings that repeat across objects (namespace, node name, restart
+  policy, phase, a container status's name and image) are interned;
 - frozen values that repeat as a whole are interned as a whole (a Pod's
-  tuple of conditions, its owner references, its containers), because
-  their fields hold no per-object strings (no timestamps, no UIDs but an
-  owner's);
+  tuple of conditions, its owner references, its containers, a Service's
+  ports, an empty container state), because they hold no per-object
+  strings (no timestamps, no UIDs but an owner's);
 - label, annotation and selector dicts are shared between objects with the
   same items. Shared dicts must never be mutated; no cached object may be
   (they are frozen Structs, read by several threads).
@@ -36,7 +36,7 @@ unequal one.
 from __future__ import annotations
 
 import gc
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -60,13 +60,26 @@ _Value = TypeVar("_Value", bound=Hashable)
 _EMPTY_STATE = ContainerState()
 
 
-class InternTable:
-    """A bounded map from a value to the one instance of it that the cache shares."""
+def _itself(value: Hashable) -> Hashable:
+    return value
 
-    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+
+class InternTable:
+    """A bounded map to the one instance of each value that the cache shares.
+
+    Entries are keyed by ``key_of(value)``: the value itself by default, or
+    something hashable derived from it (for dicts, which are not hashable).
+    Keys are always derived from the shared instance, never from the
+    caller's copy, so the table holds no second copy of anything.
+    """
+
+    def __init__(
+        self, capacity: int = DEFAULT_CAPACITY, key_of: Callable[[Any], Hashable] = _itself
+    ) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         self._capacity = capacity
+        self._key_of = key_of
         self._young: dict[Hashable, Any] = {}
         self._old: dict[Hashable, Any] = {}
 
@@ -75,27 +88,27 @@ class InternTable:
 
     def intern(self, value: _Value) -> _Value:
         """The shared instance equal to ``value`` (``value`` itself the first time)."""
-        found = self._young.get(value)
-        if found is not None:
-            return found  # type: ignore[no-any-return]
-        return self.remember(value, self._old.get(value, value))  # type: ignore[no-any-return]
+        found = self._young.get(value)  # the hot path: one probe
+        if found is None:
+            found = self.remember(self._old.get(value, value))
+        return found  # type: ignore[no-any-return]
 
     def lookup(self, key: Hashable) -> Any:
-        """What was remembered for ``key``, or None."""
+        """The shared instance remembered under ``key``, or None (a miss stores nothing)."""
         found = self._young.get(key)
         if found is None:
             found = self._old.get(key)
             if found is not None:
-                self.remember(key, found)
+                self.remember(found)  # still in use: keep it through the next rotation
         return found
 
-    def remember(self, key: Hashable, value: Any) -> Any:
-        """Store ``value`` for ``key`` (rotating generations when full); return ``value``."""
+    def remember(self, value: Any) -> Any:
+        """Make ``value`` the shared instance (rotating generations when full); return it."""
         young = self._young
         if len(young) >= self._capacity:
             self._old, self._young = young, {}
             young = self._young
-        young[key] = value
+        young[self._key_of(value)] = value
         return value
 
 
@@ -104,7 +117,7 @@ class Sharing:
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.values = InternTable(capacity)
-        self.mappings = InternTable(capacity)
+        self.mappings = InternTable(capacity, key_of=_items_key)
 
     def share(self, obj: KubeObject) -> KubeObject:
         """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
@@ -137,9 +150,7 @@ class Sharing:
         found: dict[str, str] | None = self.mappings.lookup(_items_key(items))
         if found is None:
             intern = self.values.intern
-            found = {intern(k): intern(v) for k, v in items.items()}
-            # Keyed by the shared strings, so the table holds no second copy of them.
-            self.mappings.remember(_items_key(found), found)
+            found = self.mappings.remember({intern(k): intern(v) for k, v in items.items()})
         return found
 
     def _pod_spec(self, spec: PodSpec) -> PodSpec:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from typing import Any
@@ -172,12 +173,22 @@ def test_the_table_never_holds_more_than_two_generations() -> None:
         assert len(table) <= 200
 
 
-def test_lookup_finds_what_was_remembered_under_another_key() -> None:
-    table = InternTable()
+def test_a_table_can_key_unhashable_values_by_what_it_derives_from_them() -> None:
+    table = InternTable(key_of=lambda d: tuple(d.items()))
     value = {"app": "web"}
-    table.remember(("app", "web"), value)
-    assert table.lookup(("app", "web")) is value
-    assert table.lookup(("app", "api")) is None
+    assert table.remember(value) is value
+    assert table.lookup((("app", "web"),)) is value
+    assert table.lookup((("app", "api"),)) is None
+
+
+def test_a_promoted_entry_is_keyed_by_the_shared_instance_not_the_callers_copy() -> None:
+    table = InternTable(capacity=1)
+    shared = table.intern(_fresh("payments"))
+    table.intern(_fresh("other"))  # rotation: "payments" is now in the old generation
+    copy = _fresh("payments")
+    references = sys.getrefcount(copy)
+    assert table.intern(copy) is shared
+    assert sys.getrefcount(copy) == references  # the table kept no reference to the copy
 
 
 def test_capacity_must_be_positive() -> None:

@@ -1,0 +1,156 @@
+"""Hot reload from the ConfigMap, and two replicas under leader election, on the real API server."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.kube import Kube, in_parallel
+from tests.integration.service import ServiceProcess
+from tests.integration.test_service import CONFIG, _crashloop
+from tests.support.webhook_server import WebhookServer
+
+pytestmark = pytest.mark.integration
+
+RULE_FOR_SERVICES = """
+  - name: services
+    match:
+      kinds: [Service]
+      events: [added]
+    sinks: [hook]
+"""
+
+
+@pytest.fixture
+def receiver() -> Iterator[WebhookServer]:
+    with WebhookServer() as server:
+        yield server
+
+
+def _config_map(kube: Kube, ns: str, text: str, *, create: bool = False) -> None:
+    body = {"metadata": {"name": "rules"}, "data": {"config.yaml": text}}
+    if create:
+        kube.core.create_namespaced_config_map(ns, body)
+    else:
+        kube.core.replace_namespaced_config_map("rules", ns, body)
+
+
+def _service(kube: Kube, ns: str, name: str) -> None:
+    kube.core.create_namespaced_service(
+        ns, {"metadata": {"name": name}, "spec": {"ports": [{"name": "http", "port": 80}]}}
+    )
+
+
+def test_configmap_edit_applies_and_a_broken_edit_keeps_the_last_good_rules(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("reload")
+    base = CONFIG.format(ns=ns, url=receiver.url)
+    path = tmp_path / "config.yaml"
+    path.write_text(base)
+    _config_map(kube, ns, base, create=True)
+    service = ServiceProcess(
+        path, control_plane.kubeconfig, "none", extra=["--config-map", f"{ns}/rules"]
+    )
+    service.start()
+    try:
+        service.wait_ready()
+        _service(kube, ns, "before")  # no rule for Services yet
+        time.sleep(1.5)
+        assert receiver.received() == []
+
+        _config_map(kube, ns, base + RULE_FOR_SERVICES)
+        time.sleep(2.0)  # watched through the API: no kubelet sync delay
+        _service(kube, ns, "after-edit")
+        receiver.wait_for_count(1, timeout=15)
+
+        _config_map(
+            kube, ns, base + RULE_FOR_SERVICES + "  - name: broken\n    match: {kinds: [Pood]}\n"
+        )
+        deadline = time.monotonic() + 15
+        reasons: list[str] = []
+        while "ConfigRejected" not in reasons:
+            assert time.monotonic() < deadline, "no Event for the rejected config"
+            time.sleep(0.3)
+            reasons = [e.reason for e in kube.core.list_namespaced_event(ns).items]
+        _service(kube, ns, "after-break")  # the last good rules still apply
+        requests = receiver.wait_for_count(2, timeout=15)
+        assert "after-break" in requests[-1].body.decode()
+        _, metrics = service.get("/metrics")
+        assert "kube_notifier_config_last_reload_successful 0.0" in metrics
+    finally:
+        assert service.stop() == 0, service.output()
+
+
+def _deliveries_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
+    """Pod name -> the idempotency keys it was delivered under."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for request in receiver.received():
+        body = json.loads(request.body)
+        name = body.get("object", {}).get("name") or "?"
+        keys[name].add(request.header("Idempotency-Key") or "")
+    return keys
+
+
+@pytest.mark.timeout(240)
+def test_two_replicas_one_delivers_and_the_standby_takes_over_on_sigkill(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("ha")
+    path = tmp_path / "config.yaml"
+    path.write_text(CONFIG.format(ns=ns, url=receiver.url))
+    pods = [f"p{i:02d}" for i in range(40)]
+    in_parallel(lambda n: kube.create_pod(ns, n), pods)
+    lease = ["--leader-elect", "--lease-namespace", ns, "--lease-duration", "6"]
+    replicas = [
+        ServiceProcess(
+            path,
+            control_plane.kubeconfig,
+            tmp_path / f"state-{i}.db",
+            extra=[*lease, "--identity", f"replica-{i}"],
+        ).start()
+        for i in range(2)
+    ]
+    try:
+        for replica in replicas:
+            replica.wait_ready()
+        time.sleep(3)
+        leaders = [
+            r for r in replicas if "kube_notifier_leader_is_leader 1.0" in r.get("/metrics")[1]
+        ]
+        assert len(leaders) == 1
+        leader = leaders[0]
+        standby = next(r for r in replicas if r is not leader)
+
+        in_parallel(lambda n: _crashloop(kube, ns, n), pods[:20])
+        receiver.wait_for(lambda reqs: len(_deliveries_by_pod(receiver)) >= 20, timeout=30)
+        killed_at = time.monotonic()
+        assert leader.proc is not None
+        leader.proc.send_signal(signal.SIGKILL)
+        leader.proc.wait(10)
+        in_parallel(lambda n: _crashloop(kube, ns, n), pods[20:])  # during the gap
+
+        deadline = time.monotonic() + 30
+        while "kube_notifier_leader_is_leader 1.0" not in standby.get("/metrics")[1]:
+            assert time.monotonic() < deadline, "the standby never took over"
+            time.sleep(0.2)
+        takeover = time.monotonic() - killed_at
+        receiver.wait_for(lambda reqs: len(_deliveries_by_pod(receiver)) >= 40, timeout=30)
+        keys = _deliveries_by_pod(receiver)
+        assert set(pods) <= set(keys)
+        assert all(len(k) == 1 for name, k in keys.items() if name in pods), keys
+        print(f"takeover after SIGKILL: {takeover:.1f}s; deliveries: {len(receiver.received())}")
+        assert takeover < 6 + 3  # the lease duration plus one retry period and some slack
+    finally:
+        for replica in replicas:
+            if replica.proc is not None and replica.proc.poll() is None:
+                replica.stop()
