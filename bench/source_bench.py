@@ -19,8 +19,9 @@ process caches the N ADDED Pods and reports the RSS growth per Pod (both
 ways), and the tracemalloc growth per Pod (ours: all N; the client: the
 first ``--client-traced`` Pods, as tracemalloc slows it down ~5x).
 
-Bounded: about two minutes with the defaults, nearly all of it in the
-client's path. Prints a table and writes bench/results/source.json.
+Bounded: two to five minutes with the defaults on a 2-core machine (more
+when it is busy), nearly all of it in the client's path; ``--quick`` takes
+one. Prints a table and writes bench/results/source.json.
 
     .venv/bin/python -m bench.source_bench [--pods 10000] [--modified 20000] [--quick]
 """
@@ -45,7 +46,21 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from kubernetes import client, watch
+from kubernetes.client import ApiClient
+
 from bench.podgen import recorded_stream
+from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.queue import RateLimitingQueue
+from notifier.source.client import RawClient
+from notifier.source.interning import freeze_heap
+from notifier.source.reflector import Reflector
+from notifier.source.resources import RESOURCES
+from notifier.source.store import Store
+from notifier.source.trimming import trim
+from notifier.workers.intake import Intake
+from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "source.json"
@@ -117,61 +132,45 @@ def full_collection_seconds() -> float:
 
 
 # -- our path ---------------------------------------------------------------------
-def our_pipeline() -> Any:
-    """Store, intake and workqueue as the service wires them, fed by a replaying client."""
-    from kubernetes.client import ApiClient
+class ReplayClient(RawClient):
+    """Answers every watch with the recorded lines; never touches the network."""
 
-    from notifier.objects import Kind
-    from notifier.queue import RateLimitingQueue
-    from notifier.source.client import RawClient
-    from notifier.source.reflector import Reflector
-    from notifier.source.resources import RESOURCES
-    from notifier.source.store import Store
-    from notifier.workers.intake import Intake
-    from notifier.workers.keys import WorkKey
-    from notifier.workers.known import Known
+    lines: Sequence[bytes] = ()
 
-    class ReplayClient(RawClient):
-        """Answers every watch with the recorded lines; never touches the network."""
+    def stream_lines(self, *args: Any, **kwargs: Any) -> Iterator[bytes]:
+        return iter(self.lines)
 
-        lines: Sequence[bytes] = ()
 
-        def stream_lines(self, *args: Any, **kwargs: Any) -> Iterator[bytes]:
-            return iter(self.lines)
+class OurPipeline:
+    """Reflector, store, intake and workqueue as the service wires them."""
 
-    class Pipeline:
-        def __init__(self) -> None:
-            self.client = ReplayClient(ApiClient())
-            self.store = Store(Kind.POD)
-            self.queue = RateLimitingQueue[WorkKey]("bench-source")
-            self.intake = Intake(self.queue, Known())
-            self.reflector = Reflector(
-                resource=RESOURCES[Kind.POD],
-                namespace=None,
-                client=self.client,
-                store=self.store,
-                handler=self.intake,
-            )
+    def __init__(self) -> None:
+        self.client = ReplayClient(ApiClient())
+        self.store = Store(Kind.POD)
+        self.queue = RateLimitingQueue[WorkKey]("bench-source")
+        self.intake = Intake(self.queue, Known())
+        self.reflector = Reflector(
+            resource=RESOURCES[Kind.POD],
+            namespace=None,
+            client=self.client,
+            store=self.store,
+            handler=self.intake,
+        )
 
-        def feed(self, lines: Sequence[bytes]) -> None:
-            self.client.lines = lines
-            self.reflector._watch(threading.Event())
+    def feed(self, lines: Sequence[bytes]) -> None:
+        """One watch that delivers ``lines``: the service's own loop, from decode to queue."""
+        self.client.lines = lines
+        self.reflector._watch(threading.Event())
 
-        def drain(self) -> None:
-            """What workers do: take each queued key and its pending deltas."""
-            while (key := self.queue.get(timeout=0)) is not None:
-                self.intake.take(key)
-                self.queue.done(key)
-
-    return Pipeline()
+    def drain(self) -> None:
+        """What workers do: take each queued key and its pending deltas."""
+        while (key := self.queue.get(timeout=0)) is not None:
+            self.intake.take(key)
+            self.queue.done(key)
 
 
 def our_stage_rates(stream: Recorded, repeats: int) -> Result:
     """Events/s of decode alone and of decode + trim (drop + intern), best of ``repeats``."""
-    from notifier.objects import Kind
-    from notifier.source.resources import RESOURCES
-    from notifier.source.trimming import trim
-
     decoder, lines = RESOURCES[Kind.POD].event_decoder, stream.modified
 
     def decode() -> None:
@@ -189,9 +188,7 @@ def our_stage_rates(stream: Recorded, repeats: int) -> Result:
 
 
 def our_throughput(stream: Recorded, repeats: int) -> Result:
-    from notifier.source.interning import freeze_heap
-
-    pipeline = our_pipeline()
+    pipeline = OurPipeline()
     initial = rate(len(stream.added), lambda: pipeline.feed(stream.added))
     gc_before = full_collection_seconds()
     frozen = freeze_heap()
@@ -212,24 +209,16 @@ def our_throughput(stream: Recorded, repeats: int) -> Result:
     }
 
 
-def our_cache(lines: Sequence[bytes]) -> Any:
+def our_cache(lines: Sequence[bytes]) -> Store:
     """Only the cache (Store + intern tables): what a cached Pod costs."""
-    from notifier.objects import Kind
-    from notifier.source.resources import RESOURCES
-    from notifier.source.store import Store
-    from notifier.source.trimming import trim
-
     decoder, store = RESOURCES[Kind.POD].event_decoder, Store(Kind.POD)
     for line in lines:
         store.upsert(trim(decoder.decode(line).object))
     return store
 
 
-def untrimmed_cache(lines: Sequence[bytes]) -> Any:
+def untrimmed_cache(lines: Sequence[bytes]) -> dict[ObjectKey, KubeObject]:
     """msgspec Structs as decoded, without trim's interning: what interning saves."""
-    from notifier.objects import Kind, key_of
-    from notifier.source.resources import RESOURCES
-
     decoder = RESOURCES[Kind.POD].event_decoder
     return {key_of(pod): pod for pod in (decoder.decode(line).object for line in lines)}
 
@@ -237,8 +226,6 @@ def untrimmed_cache(lines: Sequence[bytes]) -> Any:
 # -- the client's path ------------------------------------------------------------
 def client_watch() -> tuple[Any, Any]:
     """A Watch and the return type its ``stream`` uses for a Pod watch."""
-    from kubernetes import client, watch
-
     watcher = watch.Watch()  # type: ignore[no-untyped-call]
     pod_type = watcher.get_return_type(  # type: ignore[no-untyped-call]
         client.CoreV1Api().list_pod_for_all_namespaces
@@ -260,8 +247,7 @@ def client_feed(lines: Sequence[bytes], cache: dict[str, Any], keys: queue.Queue
 
 
 def client_throughput(stream: Recorded, limit: int) -> Result:
-    from notifier.source.interning import freeze_heap
-
+    warm_up(client_cache, stream.added)  # its one-time model imports are no per-event cost
     cache: dict[str, Any] = {}
     keys: queue.Queue[str] = queue.Queue()
     initial = rate(len(stream.added), lambda: client_feed(stream.added, cache, keys))

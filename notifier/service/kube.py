@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
 
+import urllib3.exceptions
 from kubernetes import config as kube_config
 from kubernetes.client import ApiClient
 from kubernetes.config.config_exception import ConfigException
@@ -12,6 +14,8 @@ from kubernetes.config.config_exception import ConfigException
 from notifier.objects import Kind
 from notifier.source.client import ApiError, RawClient
 from notifier.source.resources import RESOURCES
+
+log = logging.getLogger("notifier.service")
 
 FORBIDDEN = 403
 UNAUTHORIZED = 401
@@ -38,16 +42,24 @@ def api_client(kubeconfig: str | None, context: str | None) -> ApiClient:
 
 
 def check_access(client: RawClient, kinds: Sequence[Kind], namespaces: Sequence[str]) -> None:
-    """List one object of each kind in each scope: a clear error now beats a retry loop later."""
+    """List one object of each kind in each scope: a clear error now beats a retry loop later.
+
+    Only a refusal (401/403) stops us. An API server that cannot be reached
+    right now is the informers' to retry; meanwhile /readyz says not synced.
+    """
     for kind in kinds:
         resource = RESOURCES[kind]
         scopes: list[str | None] = [*namespaces] or [None]
         for namespace in scopes:
             try:
                 client.get(resource.path(namespace), {"limit": "1"})
+            except (urllib3.exceptions.HTTPError, OSError) as err:
+                log.warning("API server not reachable yet (%s); the informers will retry", err)
+                return
             except ApiError as err:
                 if err.status not in (FORBIDDEN, UNAUTHORIZED):
-                    raise
+                    log.warning("access check for %s: %s; continuing", resource.plural, err)
+                    continue
                 scope = f"in namespace {namespace!r}" if namespace else "cluster-wide"
                 group = resource.group_path.removeprefix("/apis/").removeprefix("/api/")
                 raise KubeAccessError(

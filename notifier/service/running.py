@@ -35,6 +35,7 @@ from notifier.leadership.lease import KubeLeaseClient
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
 from notifier.service import health
+from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.kube import KubeAccessError, api_client, check_access
 from notifier.service.logs import setup_logging

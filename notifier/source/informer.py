@@ -58,7 +58,7 @@ class Informer:
             for namespace in _scopes(namespaces)
         ]
         metrics.CACHED_OBJECTS.labels(kind.value).set_function(lambda: len(self.store))
-        metrics.SECONDS_SINCE_ACTIVITY.labels(kind.value).set_function(self.seconds_since_activity)
+        metrics.ACTIVITY_AGE.labels(kind.value).set_function(self.seconds_since_activity)
         metrics.SYNCED.labels(kind.value).set(0)
 
     def start(self) -> None:

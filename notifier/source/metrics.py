@@ -21,8 +21,8 @@ WATCH_RESTARTS = Counter(
     "gone (410), throttled (429), error.",
     ["kind", "reason"],
 )
-SECONDS_SINCE_ACTIVITY = Gauge(
-    "kube_notifier_watch_seconds_since_activity",
+ACTIVITY_AGE = Gauge(
+    "kube_notifier_watch_activity_age_seconds",
     "Seconds since the last watch event or bookmark.",
     ["kind"],
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
+from tests.support.tcp_proxy import TcpProxy
 from tests.support.webhook_server import WebhookServer
+from tests.unit.test_metrics_catalogue import documented
 
 pytestmark = pytest.mark.integration
 
@@ -95,12 +98,13 @@ def test_ready_after_sync_metrics_parse_and_sigterm_exits_zero(
         assert service.get("/healthz")[0] == 200
         status, text = service.get("/metrics")
         assert status == 200
-        names = {family.name for family in text_string_to_metric_families(text)}
-        assert {
-            "kube_notifier_watch_events",
-            "kube_notifier_cached_objects",
-            "kube_notifier_informer_synced",
-        } <= names
+        served = {(f.name, f.type) for f in text_string_to_metric_families(text)}
+        # The text format strips _total from counter families and serves info as a gauge.
+        catalogue = {
+            (name, "gauge") if kind == "info" else (re.sub(r"_total$", "", name), kind)
+            for name, kind in documented()
+        }
+        assert catalogue <= served, catalogue - served
     finally:
         assert service.stop() == 0, service.output()
 
@@ -178,3 +182,50 @@ def test_sigterm_twice_ends_at_once(
     assert service.proc is not None
     service.proc.send_signal(signal.SIGTERM)
     assert service.stop(signal.SIGTERM, timeout=10) in (0, 1)
+
+
+def test_health_tells_the_truth_when_the_api_server_goes_away(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    """Not ready before the first sync and while watches are stale; alive throughout."""
+    kube = Kube(control_plane)
+    ns = kube.namespace("svc")
+    proxy = TcpProxy(control_plane.apiserver_port)
+    proxy.cut()
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        control_plane.kubeconfig.read_text().replace(
+            f":{control_plane.apiserver_port}", f":{proxy.port}"
+        )
+    )
+    config = _config(tmp_path, ns, receiver.url)
+    extra = ["--stale-after", "3", "--watchdog", "2"]
+    service = ServiceProcess(config, kubeconfig, "none", extra=extra).start()
+    try:
+        _wait_status(service, "/healthz", 200)
+        status, body = service.get("/readyz")
+        assert status == 503 and "initial list not done" in body
+        proxy.restore()
+        _wait_status(service, "/readyz", 200)
+        proxy.cut()
+        _wait_status(service, "/readyz", 503, timeout=20)
+        assert service.get("/healthz")[0] == 200
+        proxy.restore()
+        _wait_status(service, "/readyz", 200, timeout=30)
+    finally:
+        proxy.close()
+        assert service.stop() == 0, service.output()
+
+
+def _wait_status(service: ServiceProcess, path: str, want: int, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    last: tuple[int, str] = (0, "")
+    while time.monotonic() < deadline:
+        try:
+            last = service.get(path)
+            if last[0] == want:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{path} never answered {want}; last {last}\n{service.output()[-2000:]}")

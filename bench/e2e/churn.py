@@ -1,0 +1,139 @@
+"""The measured churn: label patches ``seq=<n>`` on the churn Pods, at a controlled rate.
+
+Each patch is one change that must produce exactly one notification, so
+loss is countable. Patch ``i`` of a trial goes to churn Pod ``i % pods``
+with ``seq = trial * SEQ_STRIDE + i // pods``: seqs grow per Pod and never
+repeat across trials, so a late notification is never taken for a new one.
+With at least as many Pods as patches per second, each Pod is patched at
+most about once a second.
+
+The work is split over ``processes`` worker processes (spawned, each with
+its own connections) of ``threads`` threads; process ``k`` sends patches
+``i = k, k + P, k + 2P, ...``, patch ``i`` due at ``start + i / rate``
+(``rate=None``: as fast as the API server answers). A late patch is sent
+at once, so a control plane that cannot keep up shows as an achieved rate
+below the target. Every send is recorded as a ``scoring.Send`` with
+``time.monotonic()`` stamps, comparable with the receiver's on Linux.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from bench.e2e.api import MERGE_PATCH, ApiConnection, Endpoint, pod_path
+from bench.e2e.fleet import SEQ_LABEL
+from bench.e2e.scoring import Send
+
+SEQ_STRIDE = 1_000_000
+START_DELAY = 1.0  # seconds for the worker processes to connect before the first patch
+
+
+@dataclass(frozen=True)
+class ChurnPlan:
+    trial: int
+    rate: float | None  # patches per second; None: flat out
+    seconds: float
+    pods: tuple[tuple[str, str], ...]  # (namespace, name) of the churn Pods
+    processes: int = 2
+    threads: int = 12
+
+    def seq(self, index: int) -> int:
+        return self.trial * SEQ_STRIDE + index // len(self.pods)
+
+    def due(self, start: float, index: int) -> float:
+        return start if self.rate is None else start + index / self.rate
+
+
+def trial_of(seq: int) -> int:
+    return seq // SEQ_STRIDE
+
+
+class Churn:
+    """A pool of worker processes, kept for all trials (spawning costs a second each time)."""
+
+    def __init__(self, endpoint: Endpoint, processes: int) -> None:
+        self._endpoint = endpoint
+        self._processes = processes
+        context = multiprocessing.get_context("spawn")
+        self._pool = ProcessPoolExecutor(processes, mp_context=context)
+
+    def run(self, plan: ChurnPlan) -> list[Send]:
+        """Run one trial to its end; every send of every process."""
+        if plan.processes != self._processes:
+            raise ValueError(f"plan wants {plan.processes} processes, pool has {self._processes}")
+        start = time.monotonic() + START_DELAY
+        futures = [
+            self._pool.submit(patch_share, self._endpoint, plan, share, start)
+            for share in range(plan.processes)
+        ]
+        return [send for future in futures for send in future.result()]
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def patch_share(endpoint: Endpoint, plan: ChurnPlan, share: int, start: float) -> list[Send]:
+    """One process's part of a trial: ``plan.threads`` threads sending its patches."""
+    share_plan = _Share(plan, share, start)
+    threads = [
+        threading.Thread(target=share_plan.work, args=(ApiConnection(endpoint),), daemon=True)
+        for _ in range(plan.threads)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return share_plan.sends
+
+
+class _Share:
+    def __init__(self, plan: ChurnPlan, share: int, start: float) -> None:
+        self.plan = plan
+        self.share = share
+        self.start = start
+        self.end = start + plan.seconds
+        self.sends: list[Send] = []
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def work(self, connection: ApiConnection) -> None:
+        try:
+            while (index := self._take()) is not None:
+                self.sends.append(self._patch(connection, index))
+        finally:
+            connection.close()
+
+    def _take(self) -> int | None:
+        """The next global patch index of this share, once it is due; None past the end."""
+        with self._lock:
+            index = self.share + self._next * self.plan.processes
+            self._next += 1
+        due = self.plan.due(self.start, index)
+        now = time.monotonic()
+        if max(due, now) >= self.end:
+            return None
+        if due > now:
+            time.sleep(due - now)
+        return index
+
+    def _patch(self, connection: ApiConnection, index: int) -> Send:
+        pod = index % len(self.plan.pods)
+        namespace, name = self.plan.pods[pod]
+        seq = self.plan.seq(index)
+        body = {"metadata": {"labels": {SEQ_LABEL: str(seq)}}}
+        sent = time.monotonic()
+        try:
+            status, _ = connection.request("PATCH", pod_path(namespace, name), body, MERGE_PATCH)
+        except OSError:
+            status = 0  # no answer: the change may or may not have been made; expected by nobody
+        return (pod, seq, sent, time.monotonic(), status)
+
+
+def pods_needed(rates: Sequence[float]) -> int:
+    """Churn Pods so that each is patched at most once a second at the highest rate."""
+    return max(int(max(rates)), 1)

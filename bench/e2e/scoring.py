@@ -1,0 +1,139 @@
+"""Scoring one trial: which changes were told, how late, and what was lost. Pure.
+
+A *change* is one label patch ``seq=<n>`` on one churn Pod, with the time
+the client sent it and the time the API server answered. An *arrival* is a
+webhook request naming a Pod and the ``seq`` label it saw.
+
+- **told exactly**: an arrival names that Pod and that seq. Its latency is
+  the first such arrival minus the send time (the send time bounds the API
+  server's acceptance from below, so latencies are never flattered).
+- **coalesced**: no arrival names that seq, but one names a later seq of
+  the same Pod. The notification that came told the newer state; kube-
+  notifier's workqueue folds changes to one object that arrive faster than
+  it processes them (by design), so this is not counted as loss.
+- **lost**: accepted by the API server (2xx) and neither of the above.
+- **duplicates**: arrivals beyond the first for one (Pod, seq).
+
+Changes the API server refused are counted as ``rejected`` and expected by
+nobody.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+Send = tuple[int, int, float, float, int]
+"""(pod index, seq, sent at, answered at, HTTP status): compact, as the churn processes return it."""
+
+Arrival = tuple[int, int, float]
+"""(pod index, seq, arrived at)."""
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of ``values`` (NaN when empty); ``fraction`` in (0, 1]."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(fraction * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Milliseconds."""
+
+    p50: float
+    p95: float
+    p99: float
+    max: float
+    count: int
+
+    @classmethod
+    def of(cls, seconds: Sequence[float]) -> Latency:
+        ms = [s * 1000.0 for s in seconds]
+        return cls(
+            percentile(ms, 0.50),
+            percentile(ms, 0.95),
+            percentile(ms, 0.99),
+            max(ms) if ms else math.nan,
+            len(ms),
+        )
+
+
+@dataclass(frozen=True)
+class Score:
+    sent: int
+    accepted: int
+    rejected: int
+    told_exactly: int
+    coalesced: int
+    lost: int
+    duplicates: int
+    write_rate: float  # accepted changes per second of the trial
+    latency: Latency  # send -> webhook arrival, changes told exactly
+    write_latency: Latency  # send -> API server answer
+
+    @property
+    def nothing_lost(self) -> bool:
+        return self.lost == 0
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) -> Score:
+    """Score one trial that lasted ``seconds`` (the churn's duration, for the rate)."""
+    accepted = [s for s in sends if 200 <= s[4] < 300]
+    rejected = [s for s in sends if not 200 <= s[4] < 300]
+    first, counts, newest = _index(arrivals)
+    latencies: list[float] = []
+    coalesced = lost = 0
+    for pod, seq, sent, _answered, _status in accepted:
+        arrived = first.get((pod, seq))
+        if arrived is not None:
+            latencies.append(arrived - sent)
+        elif newest.get(pod, -1) > seq:
+            coalesced += 1
+        else:
+            lost += 1
+    return Score(
+        sent=len(accepted) + len(rejected),
+        accepted=len(accepted),
+        rejected=len(rejected),
+        told_exactly=len(latencies),
+        coalesced=coalesced,
+        lost=lost,
+        duplicates=sum(n - 1 for n in counts.values()),
+        write_rate=len(accepted) / seconds if seconds > 0 else math.nan,
+        latency=Latency.of(latencies),
+        write_latency=Latency.of([s[3] - s[2] for s in accepted]),
+    )
+
+
+def _index(
+    arrivals: Iterable[Arrival],
+) -> tuple[dict[tuple[int, int], float], dict[tuple[int, int], int], dict[int, int]]:
+    """First arrival time and count per (pod, seq); the newest seq told per pod."""
+    first: dict[tuple[int, int], float] = {}
+    counts: dict[tuple[int, int], int] = defaultdict(int)
+    newest: dict[int, int] = {}
+    for pod, seq, at in arrivals:
+        key = (pod, seq)
+        counts[key] += 1
+        first[key] = min(at, first.get(key, at))
+        newest[pod] = max(seq, newest.get(pod, seq))
+    return first, counts, newest
+
+
+def all_told(sends: Iterable[Send], arrivals: Iterable[Arrival]) -> bool:
+    """Whether every accepted change has been told (exactly or by a later seq)."""
+    newest: dict[int, int] = {}
+    for pod, seq, _at in arrivals:
+        newest[pod] = max(seq, newest.get(pod, seq))
+    return all(
+        newest.get(pod, -1) >= seq for pod, seq, _s, _a, status in sends if 200 <= status < 300
+    )
