@@ -27,6 +27,7 @@ from notifier.api.app import create_app
 from notifier.api.decisions import DecisionLog
 from notifier.api.server import HttpServer
 from notifier.config.errors import ConfigError
+from notifier.config.model import Config
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
 from notifier.leadership.electing import ElectionSettings, LeaderElector
@@ -34,6 +35,7 @@ from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
+from notifier.rules.probing import no_namespace_labels
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
@@ -45,6 +47,7 @@ from notifier.service.seen import DurableSeen
 from notifier.service.stage import RoutingStage, Ticker
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
+from notifier.source.namespaces import NamespaceLabels
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.workers.intake import Intake
@@ -118,7 +121,10 @@ class _Service:
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
-        self.engine = RulesEngine(holder.ruleset)
+        self.namespaces = NamespaceLabels(raw.sibling()) if _uses_namespace_labels(config) else None
+        self.engine = RulesEngine(
+            holder.ruleset, namespace_labels=self.namespaces or no_namespace_labels
+        )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)
@@ -200,6 +206,8 @@ class _Service:
         self.delivery.start()
         self.workers.start()
         self.ticker.start()
+        if self.namespaces is not None:
+            self.namespaces.start()
         for informer in self.informers:
             informer.start()
         self.http.start()
@@ -232,6 +240,8 @@ class _Service:
             reloader.stop()
         for informer in self.informers:
             informer.stop()
+        if self.namespaces is not None:
+            self.namespaces.stop()
         drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
         self.ticker.stop(release_all=True)
         if self.elector is not None:
@@ -243,6 +253,11 @@ class _Service:
         self.http.stop()
         log.info("stopped (workers drained: %s, deliveries drained: %s)", drained, delivered)
         return 0
+
+
+def _uses_namespace_labels(config: Config) -> bool:
+    """Watch namespaces only when a rule selects by their labels (RBAC stays minimal)."""
+    return any(rule.match.namespace_selector for rule in config.rules)
 
 
 def _ignore(*_: object) -> None:

@@ -229,3 +229,40 @@ def _wait_status(service: ServiceProcess, path: str, want: int, timeout: float =
             pass
         time.sleep(0.2)
     raise AssertionError(f"{path} never answered {want}; last {last}\n{service.output()[-2000:]}")
+
+
+def test_namespace_selector_routes_by_the_namespaces_labels(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    payments, other = kube.namespace("pay"), kube.namespace("other")
+    kube.core.patch_namespace(payments, {"metadata": {"labels": {"team": "payments"}}})
+    config = tmp_path / "config.yaml"
+    config.write_text(f"""
+watch:
+  namespaces: [{payments}, {other}]
+sinks:
+  - name: hook
+    type: webhook
+    url: {receiver.url}
+rules:
+  - name: payments-crashloops
+    match:
+      kinds: [Pod]
+      namespace_selector: team=payments
+      to: [CrashLoopBackOff]
+    sinks: [hook]
+""")
+    for ns in (payments, other):
+        kube.create_pod(ns, "api")
+    service = ServiceProcess(config, control_plane.kubeconfig, "none").start()
+    try:
+        service.wait_ready()
+        _crashloop(kube, other, "api")
+        _crashloop(kube, payments, "api")
+        requests = receiver.wait_for_count(1, timeout=20)
+        time.sleep(1.0)
+        assert len(receiver.received()) == 1
+        assert payments in requests[0].body.decode()
+    finally:
+        assert service.stop() == 0, service.output()
