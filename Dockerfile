@@ -30,13 +30,13 @@ WORKDIR /src
 COPY pyproject.toml constraints.txt README.md ./
 COPY notifier ./notifier
 # Dependencies are installed from wheels only (--only-binary): nothing is compiled,
-# so the builder needs no compiler either. pip and setuptools leave the virtualenv:
-# the running service never installs anything.
+# so the builder needs no compiler either. The virtualenv gets no pip of its own
+# (--without-pip; the builder's pip installs into it): the running service never
+# installs anything.
 RUN python -m pip wheel --no-deps --wheel-dir dist . \
- && python -m venv "$VENV" \
- && "$VENV/bin/python" -m pip install --only-binary=:all: --constraint constraints.txt \
-      dist/kube_notifier-*.whl \
- && "$VENV/bin/python" -m pip uninstall --yes pip setuptools \
+ && python -m venv --without-pip "$VENV" \
+ && python -m pip --python "$VENV/bin/python" install --only-binary=:all: \
+      --constraint constraints.txt dist/kube_notifier-*.whl \
  && "$VENV/bin/kube-notifier" --version
 
 FROM ${PYTHON_IMAGE}

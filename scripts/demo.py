@@ -74,8 +74,15 @@ def scenario(kube: Kube) -> None:
         "web", ns, _deployment("web", "registry.invalid/web:broken", 2, "image-pull")
     )
     say("a Pod that crash-loops and one that is OOMKilled")
-    kube.create_pod(ns, "worker-crashy", {"app": "worker", "kube-notifier.test/stage": "crashloop"})
-    kube.create_pod(ns, "worker-hungry", {"app": "worker", "kube-notifier.test/stage": "oomkill"})
+    kube.create_pod(
+        ns,
+        "worker-crashy",
+        {"app": "worker", "kube-notifier.test/stage": "crashloop"},
+        schedule=True,
+    )
+    kube.create_pod(
+        ns, "worker-hungry", {"app": "worker", "kube-notifier.test/stage": "oomkill"}, schedule=True
+    )
     say("a Service created, changed and deleted")
     kube.core.create_namespaced_service(
         ns,
@@ -91,7 +98,9 @@ def scenario(kube: Kube) -> None:
     say("50 pods fail at once in namespace 'batch' (one digest, not 50 messages)")
     kube.core.create_namespace({"metadata": {"name": "batch"}})
     in_parallel(
-        lambda i: kube.create_pod("batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}),
+        lambda i: kube.create_pod(
+            "batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}, schedule=True
+        ),
         range(50),
     )
     say("waiting for the rollout to get stuck and the digest to go out (~40 s)")

@@ -84,6 +84,10 @@ class ApiConnection:
             raise ApiError(method, path, status, payload)
         return payload
 
+    def connect(self) -> None:
+        """Open the connection now (TLS handshake included) rather than on the first request."""
+        self._connection().connect()
+
     def close(self) -> None:
         if self._conn is not None:
             self._conn.close()

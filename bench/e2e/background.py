@@ -81,25 +81,20 @@ class Background:
         self._connection.close()
 
     def _run(self) -> None:
-        events = _schedule(self._plan)
         started = time.monotonic()
-        for number, (offset, action) in enumerate(events):
+        for offset, action, number in _schedule(self._plan):
             if self._stop.wait(max(0.0, started + offset - time.monotonic())):
                 return
-            self._do(action, number)
+            if action == "pod":
+                self._create_pod(number)
+            else:
+                self._roll(number)
             self._expire()
 
-    def _do(self, action: str, number: int) -> None:
-        if action == "pod":
-            self._create_pod(number)
-        else:
-            self._roll(number)
-
     def _create_pod(self, number: int) -> None:
-        index = number
-        namespace = namespace_of(index, self._size)
+        namespace = namespace_of(number, self._size)
         name = f"bg-{self._trial}-{number:06d}"
-        body = pod_body(self._size.pods + index, self._size)  # not a churn Pod
+        body = pod_body(self._size.pods + number, self._size)  # past the churn Pods
         body["metadata"]["name"] = name
         body["metadata"]["labels"][STAGE_LABEL] = STAGES[number % len(STAGES)]
         body["spec"].pop("schedulerName")
@@ -141,11 +136,11 @@ class Background:
         return False
 
 
-def _schedule(plan: BackgroundPlan, horizon: float = 3600.0) -> list[tuple[float, str]]:
-    """(seconds from start, action) for both streams, merged in time order, up to ``horizon``."""
-    events: list[tuple[float, str]] = []
+def _schedule(plan: BackgroundPlan, horizon: float = 3600.0) -> list[tuple[float, str, int]]:
+    """(seconds from start, action, its number) for both streams in time order, to ``horizon``."""
+    events: list[tuple[float, str, int]] = []
     for action, rate in (("pod", plan.pods_per_second), ("roll", plan.rollouts_per_second)):
         if rate > 0:
-            events.extend((n / rate, action) for n in range(int(horizon * rate)))
+            events.extend((n / rate, action, n) for n in range(int(horizon * rate)))
     events.sort()
     return events

@@ -61,6 +61,9 @@ class Churn:
         self._processes = processes
         context = multiprocessing.get_context("spawn")
         self._pool = ProcessPoolExecutor(processes, mp_context=context)
+        # Workers are spawned on demand: make them all now, not during the first trial.
+        for future in [self._pool.submit(time.sleep, 0.5) for _ in range(processes)]:
+            future.result()
 
     def run(self, plan: ChurnPlan) -> list[Send]:
         """Run one trial to its end; every send of every process."""
@@ -103,6 +106,7 @@ class _Share:
 
     def work(self, connection: ApiConnection) -> None:
         try:
+            connection.connect()
             while (index := self._take()) is not None:
                 self.sends.append(self._patch(connection, index))
         finally:

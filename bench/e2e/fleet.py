@@ -197,5 +197,3 @@ def pods_not_running(connection: ApiConnection) -> int:
         if not next_token:
             return count
         token = "&continue=" + urllib.parse.quote(next_token)
-
-

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 Send = tuple[int, int, float, float, int]
-"""(pod index, seq, sent at, answered at, HTTP status): compact, as the churn processes return it."""
+"""(pod index, seq, sent at, answered at, HTTP status): compact, as the churn processes send it."""
 
 Arrival = tuple[int, int, float]
 """(pod index, seq, arrived at)."""

@@ -39,6 +39,7 @@ class RecordingStage:
     """Records transitions per key; can be slow or failing; checks one worker per key."""
 
     delay: float = 0.0
+    gate: threading.Event | None = None  # when set, every pass waits for it (workers held)
     fail: Callable[[list[Transition]], bool] = lambda _: False
     by_key: dict[tuple[Kind, ObjectKey], list[Transition]] = field(
         default_factory=lambda: defaultdict(list)
@@ -57,6 +58,8 @@ class RecordingStage:
                 self.overlaps += 1
             self._busy.add(key)
         try:
+            if self.gate is not None:
+                self.gate.wait(120)
             if self.delay:
                 time.sleep(self.delay)
             if self.fail(transitions):
@@ -160,13 +163,26 @@ def _ident(obj: KubeObject | None) -> tuple[str, str] | None:
     return None if obj is None else (obj.metadata.uid, obj.metadata.resource_version)
 
 
-def assert_cache_matches(pipe: Pipeline, kind: Kind, namespace: str | None = None) -> None:
-    listed = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
-    cached = {
-        k: _ident(o)
-        for k, o in pipe.informers[kind].store.snapshot().items()
-        if namespace is None or o.metadata.namespace == namespace
-    }
+def assert_cache_matches(
+    pipe: Pipeline, kind: Kind, namespace: str | None = None, settle: float = 20.0
+) -> None:
+    """The cache equals a fresh list (keys, UIDs, resourceVersions), once things settle.
+
+    Controllers may still be writing (with the full tier up, the deployment
+    controller updates status): compare again after the pipeline goes idle,
+    for up to ``settle`` seconds, and fail with the last difference.
+    """
+    deadline = time.monotonic() + settle
+    while True:
+        pipe.wait_idle()
+        listed = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
+        cached = {
+            k: _ident(o)
+            for k, o in pipe.informers[kind].store.snapshot().items()
+            if namespace is None or o.metadata.namespace == namespace
+        }
+        if cached == listed or time.monotonic() > deadline:
+            break
     assert cached == listed
 
 

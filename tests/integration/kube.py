@@ -12,6 +12,8 @@ from kubernetes import client
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import api_client
 
+UNSCHEDULED = "kube-notifier-test-unscheduled"
+
 
 class Kube:
     def __init__(self, plane: ControlPlane) -> None:
@@ -25,14 +27,20 @@ class Kube:
         return name
 
     @staticmethod
-    def pod_body(name: str, labels: dict[str, str] | None = None) -> dict[str, Any]:
-        return {
-            "metadata": {"name": name, "labels": labels or {"app": "demo"}},
-            "spec": {"containers": [{"name": "main", "image": "busybox:1.36"}]},
-        }
+    def pod_body(
+        name: str, labels: dict[str, str] | None = None, *, schedule: bool = False
+    ) -> dict[str, Any]:
+        spec: dict[str, Any] = {"containers": [{"name": "main", "image": "busybox:1.36"}]}
+        if not schedule:
+            # No scheduler serves this name, so with the full tier up no kwok node takes the
+            # pod: the test alone decides how it changes.
+            spec["schedulerName"] = UNSCHEDULED
+        return {"metadata": {"name": name, "labels": labels or {"app": "demo"}}, "spec": spec}
 
-    def create_pod(self, ns: str, name: str, labels: dict[str, str] | None = None) -> None:
-        self.core.create_namespaced_pod(ns, self.pod_body(name, labels))
+    def create_pod(
+        self, ns: str, name: str, labels: dict[str, str] | None = None, *, schedule: bool = False
+    ) -> None:
+        self.core.create_namespaced_pod(ns, self.pod_body(name, labels, schedule=schedule))
 
     def label_pod(self, ns: str, name: str, value: str) -> None:
         self.core.patch_namespaced_pod(name, ns, {"metadata": {"labels": {"step": value}}})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import threading
 import time
 
 import pytest
@@ -163,21 +164,27 @@ def test_apiserver_restart_during_churn_loses_nothing(control_plane: ControlPlan
 
 @pytest.mark.timeout(300)
 def test_many_updates_few_keys_slow_workers(control_plane: ControlPlane) -> None:
-    """10,000 updates over 100 keys: collapsed into far fewer passes, one worker per key."""
+    """10,000 updates over 100 keys while the workers are held: collapsed into about one
+    pass per key, never two workers on one key, and the final state right."""
     kube = Kube(control_plane)
     ns = kube.namespace("burst")
     names = [f"p{i:03d}" for i in range(100)]
     in_parallel(lambda n: kube.create_pod(ns, n), names)
-    stage = RecordingStage(delay=0.15)  # 4 workers: at most ~27 passes/s
+    held = threading.Event()
+    stage = RecordingStage(gate=held, delay=0.01)
     with pipeline(control_plane, namespaces=[ns], stage=stage, workers=4) as pipe:
         pipe.wait_synced()
+        held.set()
         pipe.wait_idle()
+        held.clear()  # from now on the workers are as slow as we like
         calls_before = stage.calls
         in_parallel(lambda i: kube.label_pod(ns, names[i % 100], str(i)), range(10_000), threads=32)
+        held.set()
         pipe.wait_idle(timeout=120, quiet=2.0)
         passes = stage.calls - calls_before
         assert stage.overlaps == 0
-        assert passes < 10_000 / 4, f"{passes} passes for 10,000 updates"
+        # 4 passes were held mid-flight; every key then comes once more, a few twice.
+        assert passes <= 300, f"{passes} passes for 10,000 updates"
         assert_cache_matches(pipe, Kind.POD, ns)
         assert_true_history(pipe, Kind.POD, ns)
 
@@ -216,9 +223,9 @@ def test_shutdown_drains_work_in_flight(control_plane: ControlPlane) -> None:
     with pipeline(control_plane, namespaces=[ns], stage=stage, workers=2) as pipe:
         pipe.wait_synced()
         in_parallel(lambda n: kube.create_pod(ns, n), ["a", "b", "c", "d"])
-        deadline = time.monotonic() + 10
-        while stage.calls == 0:
-            assert time.monotonic() < deadline
+        deadline = time.monotonic() + 30
+        while stage.calls == 0 or len(pipe.informers[Kind.POD].store) < 4:
+            assert time.monotonic() < deadline, "the pods never reached the queue"
             time.sleep(0.01)
         pipe.informers[Kind.POD].stop()
         assert pipe.workers.stop(deadline=10)

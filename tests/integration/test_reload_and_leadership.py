@@ -80,7 +80,7 @@ def test_configmap_edit_applies_and_a_broken_edit_keeps_the_last_good_rules(
         while "ConfigRejected" not in reasons:
             assert time.monotonic() < deadline, "no Event for the rejected config"
             time.sleep(0.3)
-            reasons = [e.reason for e in kube.core.list_namespaced_event(ns).items]
+            reasons = [e.reason or "" for e in kube.core.list_namespaced_event(ns).items]
         _service(kube, ns, "after-break")  # the last good rules still apply
         requests = receiver.wait_for_count(2, timeout=15)
         assert "after-break" in requests[-1].body.decode()

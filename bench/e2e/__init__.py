@@ -1,0 +1,15 @@
+"""End-to-end benchmark: kube-notifier against a tutorial-style baseline, on a real control plane.
+
+A churn generator patches Pods at controlled rates (with Pods failing
+through kwok and Deployments rolling in the background); each subject runs
+as its own process with a webhook sink pointed at a local receiver that
+timestamps arrivals. Measured per subject: latency percentiles at 50, 200
+and 1,000 changes per second, the highest rate sustained with nothing lost,
+CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
+cached. ``python -m bench.e2e [--quick]``; docs/benchmarks.md has the figures.
+
+Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
+``churn`` / ``background`` (the changes), ``receiver``, ``scoring`` (pure),
+``subjects`` / ``baseline`` / ``procstat``, ``trials`` / ``measuring``
+(one trial, one subject), ``settings``, ``report``, ``runner``.
+"""

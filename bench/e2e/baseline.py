@@ -1,0 +1,202 @@
+"""The baseline: a notifier written the way the tutorials write one.
+
+Per kind, ``kubernetes.watch.Watch().stream(CoreV1Api.list_pod_for_all_namespaces,
+...)`` (and the Deployment and Service equivalents) on its own thread, every
+event deserialized into the client's models (``V1Pod``, ...), the last
+object per key kept in a dict to compare against, and one handler that
+decides and POSTs to the webhook with urllib3, on the watch thread, before
+reading the next event. To stay quiet about the world as it was at start
+(as kube-notifier is), it first lists each kind (unpaged, into models),
+prints ``ready <objects>`` and watches from the list's resourceVersion. A
+410 Gone relists (what changed meanwhile is not told); other stream errors
+re-watch from the last resourceVersion seen.
+
+It tells what the bench's kube-notifier config tells (bench/e2e/subjects.py):
+a churn Pod's ``seq`` label changing (rule ``bench-seq``), a Pod becoming
+Failed, CrashLoopBackOff or OOMKilled (``pod-failures``), a Deployment's
+images changing (``image-changes``); with the same payload shape for the
+fields the receiver reads (``rule``, ``object.namespace/name/labels``).
+
+    python -m bench.e2e.baseline --kubeconfig FILE --webhook URL
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import urllib3
+from kubernetes import client, config, watch
+from kubernetes.client.exceptions import ApiException
+
+ListFunction = Callable[..., Any]
+Key = tuple[str, str, str]  # kind, namespace, name
+
+
+def pod_problems(pod: Any) -> set[str]:
+    """Failed, CrashLoopBackOff and OOMKilled, as far as the Pod's status tells."""
+    status = pod.status
+    found = {"Failed"} if status is not None and status.phase == "Failed" else set()
+    for container in (status.container_statuses if status is not None else None) or []:
+        waiting = container.state.waiting if container.state else None
+        if waiting is not None and waiting.reason == "CrashLoopBackOff":
+            found.add("CrashLoopBackOff")
+        for state in (container.state, container.last_state):
+            terminated = state.terminated if state else None
+            if terminated is not None and terminated.reason == "OOMKilled":
+                found.add("OOMKilled")
+    return found
+
+
+def deployment_images(deployment: Any) -> list[str]:
+    return [c.image for c in deployment.spec.template.spec.containers]
+
+
+def label(obj: Any, name: str) -> str | None:
+    labels = obj.metadata.labels or {}
+    value = labels.get(name)
+    return None if value is None else str(value)
+
+
+def what_to_tell(kind: str, old: Any, new: Any) -> list[tuple[str, str]]:
+    """(rule, summary) for an update from ``old`` to ``new``; adds and deletes tell nothing."""
+    if old is None or new is None:
+        return []
+    if kind == "Pod":
+        return _pod_news(old, new)
+    if kind == "Deployment" and deployment_images(old) != deployment_images(new):
+        return [("image-changes", f"images now {', '.join(deployment_images(new))}")]
+    return []
+
+
+def _pod_news(old: Any, new: Any) -> list[tuple[str, str]]:
+    news = []
+    seq = label(new, "seq")
+    if label(new, "bench") == "1" and seq != label(old, "seq"):
+        news.append(("bench-seq", f"seq {label(old, 'seq')} -> {seq}"))
+    reached = pod_problems(new) - pod_problems(old)
+    if reached:
+        news.append(("pod-failures", ", ".join(sorted(reached))))
+    return news
+
+
+class Notifier:
+    def __init__(self, webhook: str) -> None:
+        self.webhook = webhook
+        self.http = urllib3.PoolManager(maxsize=4)
+        self.cache: dict[Key, Any] = {}
+        self.lock = threading.Lock()
+        self.failed_posts = 0
+
+    def initial_list(self, kind: str, list_function: ListFunction) -> str:
+        """Cache every object of ``kind``; the list's resourceVersion, to watch from."""
+        result = list_function()
+        with self.lock:
+            for key in [k for k in self.cache if k[0] == kind]:
+                del self.cache[key]
+            for obj in result.items:
+                self.cache[(kind, obj.metadata.namespace or "", obj.metadata.name)] = obj
+        return str(result.metadata.resource_version)
+
+    def handle(self, kind: str, event_type: str, obj: Any) -> None:
+        key = (kind, obj.metadata.namespace or "", obj.metadata.name)
+        with self.lock:
+            old = self.cache.get(key)
+            if event_type == "DELETED":
+                self.cache.pop(key, None)
+            else:
+                self.cache[key] = obj
+        if event_type == "MODIFIED":
+            for rule, summary in what_to_tell(kind, old, obj):
+                self.post(rule, kind, obj, summary)
+
+    def post(self, rule: str, kind: str, obj: Any, summary: str) -> None:
+        meta = obj.metadata
+        payload = {
+            "schema": "baseline/v1",
+            "type": "transition",
+            "rule": rule,
+            "summary": f"{kind} {meta.namespace}/{meta.name}: {summary}",
+            "object": {
+                "kind": kind,
+                "namespace": meta.namespace,
+                "name": meta.name,
+                "uid": meta.uid,
+                "resource_version": meta.resource_version,
+                "labels": meta.labels or {},
+            },
+            "event": "updated",
+        }
+        try:
+            response = self.http.request(
+                "POST",
+                self.webhook,
+                body=json.dumps(payload).encode(),
+                headers={"Content-Type": "application/json"},
+            )
+            if response.status >= 300:
+                self.failed_posts += 1
+        except urllib3.exceptions.HTTPError as err:
+            self.failed_posts += 1
+            print(f"post failed: {err}", file=sys.stderr, flush=True)
+
+
+def events(list_function: ListFunction, resource_version: str) -> Iterator[dict[str, Any]]:
+    watcher = watch.Watch()  # type: ignore[no-untyped-call]
+    stream: Iterator[dict[str, Any]] = watcher.stream(  # type: ignore[no-untyped-call]
+        list_function, resource_version=resource_version, timeout_seconds=300
+    )
+    return stream
+
+
+def watch_forever(notifier: Notifier, kind: str, list_function: ListFunction, version: str) -> None:
+    while True:
+        try:
+            for event in events(list_function, version):
+                obj = event["object"]
+                version = obj.metadata.resource_version
+                notifier.handle(kind, event["type"], obj)
+        except ApiException as err:
+            if err.status != 410:
+                raise
+            print(f"{kind}: 410 Gone, relisting", file=sys.stderr, flush=True)
+            version = notifier.initial_list(kind, list_function)
+        except urllib3.exceptions.HTTPError as err:
+            print(f"{kind}: watch broke ({err}), re-watching", file=sys.stderr, flush=True)
+            time.sleep(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--webhook", required=True)
+    args = parser.parse_args(argv)
+    config.load_kube_config(config_file=args.kubeconfig)  # type: ignore[no-untyped-call]
+    core, apps = client.CoreV1Api(), client.AppsV1Api()
+    kinds: list[tuple[str, ListFunction]] = [
+        ("Pod", core.list_pod_for_all_namespaces),
+        ("Deployment", apps.list_deployment_for_all_namespaces),
+        ("Service", core.list_service_for_all_namespaces),
+    ]
+    notifier = Notifier(args.webhook)
+    versions = {kind: notifier.initial_list(kind, list_function) for kind, list_function in kinds}
+    print(f"ready {len(notifier.cache)}", flush=True)
+    threads = [
+        threading.Thread(
+            target=watch_forever, args=(notifier, kind, fn, versions[kind]), daemon=True
+        )
+        for kind, fn in kinds
+    ]
+    for thread in threads:
+        thread.start()
+    sys.stdin.read()  # the bench closes stdin (or sends SIGTERM) to stop it
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

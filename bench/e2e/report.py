@@ -1,0 +1,199 @@
+"""The run's report: the machine, absolute figures per subject, ratios to the baseline, targets.
+
+``build`` turns the measurements into one JSON-able dict (written to
+bench/results/e2e.json); ``table`` renders it as the text printed at the
+end. Ratios are baseline / kube-notifier for costs (CPU, memory, time,
+latency: above 1 means kube-notifier is better) and kube-notifier /
+baseline for the sustained rate.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import time
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from bench.e2e.measuring import SubjectResult
+from bench.e2e.settings import Settings
+from bench.e2e.trials import TrialResult
+from tests.controlplane import assets
+
+MIB = 1024 * 1024
+HEADLINE_RATE = 200.0  # the step whose CPU per 1,000 changes and p99 the targets are about
+Json = dict[str, Any]
+
+
+def machine() -> Json:
+    model = platform.processor() or "unknown"
+    with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+        model = next((ln.split(":", 1)[1].strip() for ln in cpuinfo if "model name" in ln), model)
+    with open("/proc/meminfo", encoding="utf-8") as meminfo:
+        total_kib = int(next(ln.split()[1] for ln in meminfo if ln.startswith("MemTotal")))
+    return {
+        "cpu": model,
+        "cores": os.cpu_count(),
+        "memory_gib": round(total_kib / 1024 / 1024, 1),
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "kubernetes_control_plane": assets.K8S_VERSION,
+        "kwok": assets.KWOK_VERSION,
+        "kubernetes_python_client": version("kubernetes"),
+        "shared": "2 cores shared with other engineers' builds and tests during the run",
+    }
+
+
+def _ratio(numerator: float | None, denominator: float | None) -> float | None:
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    if math.isnan(numerator) or math.isnan(denominator):
+        return None
+    return numerator / denominator
+
+
+def _headline(result: SubjectResult) -> Json:
+    step = result.step(HEADLINE_RATE)
+    return {
+        "ready_seconds": result.ready_seconds,
+        "peak_rss_mib": result.peak_rss / MIB,
+        "cpu_per_1000_at_200": step.cpu_per_1000 if step else None,
+        "p99_ms_at_200": step.score.latency.p99 if step else None,
+        "highest_sustained_rate": result.highest_sustained,
+    }
+
+
+def ratios(ours: SubjectResult, base: SubjectResult) -> Json:
+    mine, theirs = _headline(ours), _headline(base)
+    costs = ("ready_seconds", "peak_rss_mib", "cpu_per_1000_at_200", "p99_ms_at_200")
+    out = {f"{key} (baseline/ours)": _ratio(theirs[key], mine[key]) for key in costs}
+    out["highest_sustained_rate (ours/baseline)"] = _ratio(
+        mine["highest_sustained_rate"], theirs["highest_sustained_rate"]
+    )
+    return out
+
+
+def targets(ours: SubjectResult, base: SubjectResult, flat_out: float) -> Json:
+    mine, theirs = _headline(ours), _headline(base)
+    sustained = mine["highest_sustained_rate"]
+    return {
+        "keeps up at the control plane's flat-out rate with zero loss": bool(
+            any(t.sustained and t.target_rate is None for t in ours.sustain)
+        ),
+        "flat_out_write_rate_without_subject": flat_out,
+        "highest_sustained_rate": sustained,
+        "p99 < 100 ms at 200/s": _below(mine["p99_ms_at_200"], 100.0),
+        "CPU per 1,000 changes <= baseline / 10": _below(
+            mine["cpu_per_1000_at_200"], _scaled(theirs["cpu_per_1000_at_200"], 0.1), strict=False
+        ),
+        "peak RSS <= baseline / 10": _below(
+            mine["peak_rss_mib"], _scaled(theirs["peak_rss_mib"], 0.1), strict=False
+        ),
+        "ready < 5 s": _below(mine["ready_seconds"], 5.0),
+    }
+
+
+def _scaled(value: float | None, factor: float) -> float | None:
+    return None if value is None else value * factor
+
+
+def _below(value: float | None, limit: float | None, *, strict: bool = True) -> bool | None:
+    if value is None or limit is None or math.isnan(value):
+        return None
+    return value < limit if strict else value <= limit
+
+
+def build(
+    settings: Settings,
+    setup: Json,
+    probe: TrialResult,
+    results: dict[str, SubjectResult],
+    started: float,
+) -> Json:
+    ours, base = results["kube-notifier"], results["baseline"]
+    return {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "command": "python -m bench.e2e" + (" --quick" if settings.mode == "quick" else ""),
+        "mode": settings.mode,
+        "wall_seconds": time.monotonic() - started,
+        "machine": machine(),
+        "setup": setup,
+        "control_plane_probe": probe.as_json(),
+        "subjects": {name: result.as_json() for name, result in results.items()},
+        "headline": {name: _headline(result) for name, result in results.items()},
+        "ratios": ratios(ours, base),
+        "targets": targets(ours, base, probe.score.write_rate),
+    }
+
+
+def _num(value: Any, digits: int = 0) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    return f"{value:,.{digits}f}"
+
+
+def _step_rows(results: dict[str, SubjectResult]) -> list[list[str]]:
+    rows = []
+    for rate in sorted({t.target_rate or 0.0 for r in results.values() for t in r.steps}):
+        cells = [f"{rate:,.0f}/s: wrote/s, p50/p95/p99 ms, lost"]
+        for result in results.values():
+            step = result.step(rate)
+            cells.append(_step_cell(step) if step else "-")
+        rows.append(cells)
+    return rows
+
+
+def _step_cell(step: TrialResult) -> str:
+    s, lat = step.score, step.score.latency
+    return f"{_num(s.write_rate)}, {_num(lat.p50)}/{_num(lat.p95)}/{_num(lat.p99)}, {s.lost}"
+
+
+def table(report: Json, results: dict[str, SubjectResult]) -> str:
+    m, setup = report["machine"], report["setup"]
+    probe = report["control_plane_probe"]["score"]
+    head = report["headline"]
+    lines = [
+        f"kube-notifier end-to-end bench ({report['mode']}), {report['date']}",
+        f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; {m['shared']}",
+        f"fleet: {setup['pods']:,} Pods, {setup['deployments']:,} Deployments, "
+        f"{setup['services']:,} Services ({setup['churn_pods']:,} churn Pods); created in "
+        f"{setup['create_seconds']:.0f} s ({setup['create_rate']:.0f}/s)",
+        f"control plane flat out, no subject: {probe['write_rate']:.0f} patches/s "
+        f"(write p50/p99 {_num(probe['write_latency']['p50'])}/"
+        f"{_num(probe['write_latency']['p99'])} ms)",
+        "",
+    ]
+    names = list(results)
+    rows = [["", *names, "ratio"]]
+    ratio_values = list(report["ratios"].values())
+    keys = [
+        ("ready (s)", "ready_seconds", 2),
+        ("peak RSS (MiB)", "peak_rss_mib", 0),
+        ("CPU s / 1,000 changes @200/s", "cpu_per_1000_at_200", 2),
+        ("p99 ms @200/s", "p99_ms_at_200", 0),
+        ("highest rate sustained, no loss (/s)", "highest_sustained_rate", 0),
+    ]
+    for index, (label, key, digits) in enumerate(keys):
+        cells = [_num(head[name][key], digits) for name in names]
+        rows.append([label, *cells, _num(ratio_values[index], 1) + "x"])
+    rows.extend([*row, ""] for row in _step_rows(results))
+    lines.extend(_columns(rows))
+    lines.append("")
+    lines.extend(f"target: {k}: {_num(v)}" for k, v in report["targets"].items())
+    return "\n".join(lines)
+
+
+def _columns(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)) for row in rows]
+
+
+def write(report: Json, path: Path) -> None:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, default=str) + "\n")

@@ -1,0 +1,116 @@
+"""``python -m bench.e2e [--quick]``: the whole run, start to report, everything stopped at the end.
+
+1. etcd, kube-apiserver, controller-manager, scheduler and kwok (with
+   fake nodes) on 127.0.0.1 (``tests.controlplane.ControlPlane``).
+2. The fleet (``fleet``): 12,000 objects in the full run, created from
+   16 connections before anything is measured.
+3. The receiver, and the churn's worker processes.
+4. A probe: the churn flat out with no subject running, i.e. what this
+   control plane can write on this machine.
+5. kube-notifier, then the baseline, each alone (``measuring``): ready
+   time, latency steps, sustain search, CPU, peak RSS.
+6. The report: a table on stdout, JSON in bench/results/e2e.json.
+
+Every process started is stopped by PID in ``finally`` blocks: subjects,
+the churn pool, the receiver, the control plane.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from bench.e2e import fleet, report
+from bench.e2e.api import ApiConnection, Endpoint
+from bench.e2e.churn import Churn
+from bench.e2e.measuring import SubjectResult, SubjectRun, say
+from bench.e2e.receiver import Receiver
+from bench.e2e.settings import FULL, QUICK, Settings
+from bench.e2e.subjects import Baseline, KubeNotifier, Subject
+from bench.e2e.trials import Trials
+from tests.controlplane.cluster import ControlPlane
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results" / "e2e.json"
+
+
+def create_fleet(endpoint: Endpoint, size: fleet.FleetSize) -> dict[str, Any]:
+    connection = ApiConnection(endpoint)
+    try:
+        fleet.create_namespaces(connection, size)
+    finally:
+        connection.close()
+    say(f"creating {size.objects:,} objects")
+    created, seconds = fleet.create_all(endpoint, list(fleet.creations(size)))
+    say(f"created {created:,} objects in {seconds:.0f} s")
+    return {
+        "pods": size.pods,
+        "deployments": size.deployments,
+        "services": size.services,
+        "churn_pods": size.churn_pods,
+        "namespaces": size.namespaces,
+        "create_seconds": seconds,
+        "create_rate": created / seconds,
+    }
+
+
+def measure(subject: Subject, trials: Trials, settings: Settings, deadline: float) -> SubjectResult:
+    say(f"{subject.name}: starting with the fleet in place")
+    try:
+        return SubjectRun(subject, trials, settings, deadline).measure()
+    finally:
+        subject.stop()
+
+
+def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, SubjectResult]]:
+    """The report (JSON-able) and each subject's results."""
+    started = time.monotonic()
+    deadline = started + settings.budget_seconds
+    with ExitStack() as stack:
+        plane = ControlPlane()
+        stack.callback(plane.stop)
+        say("starting the control plane (etcd, kube-apiserver, controller-manager, ...)")
+        plane.start()
+        plane.start_full_tier(nodes=settings.size.nodes)
+        endpoint = Endpoint.of(plane)
+        setup = create_fleet(endpoint, settings.size)
+        pods = tuple(fleet.churn_pod_keys(settings.size))
+        receiver = Receiver({f"{ns}/{name}": i for i, (ns, name) in enumerate(pods)}).start()
+        stack.callback(receiver.stop)
+        churn = Churn(endpoint, settings.processes)
+        stack.callback(churn.close)
+        trials = Trials(settings, endpoint, churn, receiver, pods)
+        probe = trials.run(None, settings.probe_seconds, None)
+        say(f"control plane flat out, no subject: {probe.score.write_rate:.0f} patches/s")
+        results = {}
+        for kind in (KubeNotifier, Baseline):
+            subject = kind(work_dir, plane.kubeconfig, receiver.url)
+            results[subject.name] = measure(subject, trials, settings, deadline)
+        return report.build(settings, setup, probe, results, started), results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description="kube-notifier vs a tutorial-style baseline, "
+        "end to end against a real control plane."
+    )
+    parser.add_argument("--quick", action="store_true", help="a smaller run, under 5 minutes")
+    parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    args = parser.parse_args(argv)
+    settings = QUICK if args.quick else FULL
+    with tempfile.TemporaryDirectory(prefix="kn-bench-e2e-") as work:
+        outcome, results = run(settings, Path(work))
+    report.write(outcome, args.output)
+    print()
+    print(report.table(outcome, results))
+    print(f"\nwritten to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

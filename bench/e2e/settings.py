@@ -1,0 +1,68 @@
+"""The two run sizes: ``--quick`` (under 5 minutes) and the full run (about 20-25 minutes).
+
+The full run is the one the issue's targets are about: 10,000 Pods, 1,000
+Deployments and 1,000 Services cached, latency steps of 30 s, sustain
+trials of 60 s. The quick run keeps the shape with a tenth of the objects
+and shorter trials; its figures are a smoke test, not the result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bench.e2e.background import BackgroundPlan
+from bench.e2e.fleet import FleetSize
+
+
+@dataclass(frozen=True)
+class Settings:
+    mode: str
+    size: FleetSize
+    step_rates: tuple[float, ...]  # the latency steps, changes per second
+    step_seconds: float
+    sustain_seconds: float
+    sustain_ladder: tuple[float, ...]  # fixed rates tried below flat out, highest first
+    max_sustain_trials: int
+    probe_seconds: float  # the control plane's flat-out write rate, with no subject
+    drain_cap: float  # longest wait for notifications after a trial's churn stops
+    quiet: float  # a drain also ends after this long without a new churn notification
+    ready_timeout: float
+    budget_seconds: float  # sustain trials that would end past this are skipped
+    background: BackgroundPlan
+    processes: int = 2
+    threads: int = 12
+
+
+STEP_RATES = (50.0, 200.0, 1000.0)
+
+FULL = Settings(
+    mode="full",
+    size=FleetSize(pods=10_000, deployments=1_000, services=1_000, churn_pods=1_000),
+    step_rates=STEP_RATES,
+    step_seconds=30.0,
+    sustain_seconds=60.0,
+    sustain_ladder=(1000.0, 500.0, 200.0, 100.0, 50.0),
+    max_sustain_trials=3,
+    probe_seconds=15.0,
+    drain_cap=30.0,
+    quiet=5.0,
+    ready_timeout=300.0,
+    budget_seconds=25 * 60.0,
+    background=BackgroundPlan(pods_per_second=4.0, rollouts_per_second=2.0),
+)
+
+QUICK = Settings(
+    mode="quick",
+    size=FleetSize(pods=1_000, deployments=100, services=100, churn_pods=500),
+    step_rates=STEP_RATES,
+    step_seconds=8.0,
+    sustain_seconds=15.0,
+    sustain_ladder=(200.0, 50.0),
+    max_sustain_trials=2,
+    probe_seconds=5.0,
+    drain_cap=10.0,
+    quiet=3.0,
+    ready_timeout=120.0,
+    budget_seconds=4.5 * 60.0,
+    background=BackgroundPlan(pods_per_second=2.0, rollouts_per_second=1.0),
+)

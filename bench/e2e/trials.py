@@ -1,0 +1,142 @@
+"""One trial: churn at a rate for a while (with the background churn), drain, score, account CPU.
+
+A trial numbers its seqs (``churn.ChurnPlan``), so arrivals from earlier
+trials are told apart and dropped. After the churn stops, the drain waits
+until every accepted change has been told, or no churn notification came
+for ``quiet`` seconds, or ``drain_cap`` passed: whatever has not arrived
+by then is lost. CPU is the subject's user + system time from the start
+of the churn to the end of the drain, per 1,000 accepted changes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bench.e2e.api import Endpoint
+from bench.e2e.background import Background, BackgroundCounts
+from bench.e2e.churn import Churn, ChurnPlan, trial_of
+from bench.e2e.receiver import Receiver
+from bench.e2e.scoring import Arrival, Score, Send, all_told, score
+from bench.e2e.settings import Settings
+from bench.e2e.subjects import Subject
+
+POLL = 0.5
+
+
+@dataclass(frozen=True)
+class Drain:
+    seconds: float
+    ended_by: str  # "all told", "quiet" or "cap"
+
+
+@dataclass
+class TrialResult:
+    trial: int
+    target_rate: float | None  # None: flat out
+    seconds: float
+    score: Score
+    drain: Drain | None
+    cpu_seconds: float | None
+    background: BackgroundCounts
+    other_notifications: dict[str, int] = field(default_factory=dict)
+    load_average: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def cpu_per_1000(self) -> float | None:
+        if self.cpu_seconds is None or not self.score.accepted:
+            return None
+        return self.cpu_seconds / self.score.accepted * 1000
+
+    @property
+    def sustained(self) -> bool:
+        return self.score.accepted > 0 and self.score.nothing_lost
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "trial": self.trial,
+            "target_rate": self.target_rate,
+            "seconds": self.seconds,
+            "score": self.score.as_json(),
+            "drain": asdict(self.drain) if self.drain else None,
+            "cpu_seconds": self.cpu_seconds,
+            "cpu_seconds_per_1000_changes": self.cpu_per_1000,
+            "background": asdict(self.background) | {"writes": self.background.writes},
+            "other_notifications": self.other_notifications,
+            "load_average": self.load_average,
+        }
+
+
+class Trials:
+    """Runs trials against whichever subject is up; numbers them across the run."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        endpoint: Endpoint,
+        churn: Churn,
+        receiver: Receiver,
+        pods: tuple[tuple[str, str], ...],
+    ) -> None:
+        self.settings = settings
+        self.endpoint = endpoint
+        self.churn = churn
+        self.receiver = receiver
+        self.pods = pods
+        self._number = 0
+
+    def run(self, rate: float | None, seconds: float, subject: Subject | None) -> TrialResult:
+        self._number += 1
+        trial = self._number
+        self.receiver.take()  # stragglers of earlier trials
+        plan = ChurnPlan(
+            trial, rate, seconds, self.pods, self.settings.processes, self.settings.threads
+        )
+        cpu_before = subject.cpu_seconds() if subject else 0.0
+        background = Background(self.endpoint, self.settings.size, self.settings.background, trial)
+        with background as counts:
+            sends = self.churn.run(plan)
+        drain = self._drain(sends, trial) if subject else None
+        cpu = subject.cpu_seconds() - cpu_before if subject else None
+        arrivals, others = self.receiver.take()
+        mine = [a for a in arrivals if trial_of(a[1]) == trial]
+        return TrialResult(
+            trial,
+            rate,
+            seconds,
+            score(sends, mine, seconds),
+            drain,
+            cpu,
+            counts,
+            dict(others),
+            os.getloadavg(),
+        )
+
+    def _drain(self, sends: list[Send], trial: int) -> Drain:
+        started = last_change = time.monotonic()
+        seen = -1
+        while True:
+            arrivals = self._arrivals_of(trial)
+            now = time.monotonic()
+            if all_told(sends, arrivals):
+                return Drain(now - started, "all told")
+            if len(arrivals) != seen:
+                seen, last_change = len(arrivals), now
+            if now - last_change >= self.settings.quiet:
+                return Drain(now - started, "quiet")
+            if now - started >= self.settings.drain_cap:
+                return Drain(now - started, "cap")
+            time.sleep(POLL)
+
+    def _arrivals_of(self, trial: int) -> list[Arrival]:
+        return [a for a in self.receiver.peek() if trial_of(a[1]) == trial]
+
+
+def others_total(results: list[TrialResult]) -> Counter[str]:
+    total: Counter[str] = Counter()
+    for result in results:
+        total.update(result.other_notifications)
+    return total
