@@ -106,6 +106,15 @@ class Attempts:
             self._outbox.delivered(envelope.seq)
         SENT.labels(*self._labels).inc()
         LATENCY.labels(*self._labels).observe(max(0.0, self._age(envelope)))
+        note = envelope.notification
+        log.debug(
+            "sink %s: delivered %s (rule %s, %s)",
+            self._sink.name,
+            note.id,
+            note.rule,
+            note.ordering_key,
+            extra={"correlation_id": note.correlation_id},
+        )
 
     def _failed(self, envelope: Envelope, err: SendError) -> None:
         FAILED.labels(*self._labels, err.reason).inc()
@@ -133,6 +142,7 @@ class Attempts:
             envelope.notification.id,
             err,
             delay,
+            extra={"correlation_id": envelope.notification.correlation_id},
         )
         self._queue.retry_at(envelope, self._clocks.monotonic() + delay)
 
@@ -151,6 +161,7 @@ class Attempts:
             failure.attempts,
             failure.reason,
             failure.detail,
+            extra={"correlation_id": note.correlation_id},
         )
 
     def _age(self, envelope: Envelope) -> float:

@@ -52,6 +52,7 @@ def for_transition(
             message=message,
             observed_at=transition.observed_at or now,
             catch_up=transition.origin is Origin.CATCH_UP,
+            correlation_id=transition.correlation_id,
         )
         for sink in sinks
     ]

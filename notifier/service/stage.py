@@ -7,6 +7,7 @@ releases group digests when they come due. Both hand notifications to a
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from collections.abc import Callable
 from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
 from notifier.transitions.model import Transition
+
+log = logging.getLogger("notifier.rules")
 
 Submit = Callable[[Notification], None]
 Observer = Callable[[Transition, list[Notification]], None]
@@ -32,6 +35,15 @@ class RoutingStage:
     def handle(self, transitions: list[Transition]) -> None:
         for transition in transitions:
             notifications = self._engine.process(transition)
+            if notifications and log.isEnabledFor(logging.DEBUG):
+                log.debug(
+                    "%s %s %s: %s",
+                    transition.kind.value,
+                    transition.key,
+                    transition.event.value,
+                    ", ".join(f"{n.rule} -> {n.sink}" for n in notifications),
+                    extra={"correlation_id": transition.correlation_id},
+                )
             for notification in notifications:
                 self._submit(notification)
             self._observe(transition, notifications)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import signal
 import time
@@ -266,3 +268,69 @@ rules:
         assert payments in requests[0].body.decode()
     finally:
         assert service.stop() == 0, service.output()
+
+
+def test_secrets_never_reach_the_logs_and_one_correlation_id_ties_match_to_delivery(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("secret")
+    secrets = {
+        "url_password": "pw-4a1e9c",
+        "path": "T00-B00-Xsecretpath",
+        "hmac": "hmac-77f3",
+        "slack": "xoxb-1111-2222-verysecret",
+    }
+    url = (
+        receiver.url.replace("http://", f"http://hook:{secrets['url_password']}@")
+        + f"/{secrets['path']}"
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text(f"""
+watch:
+  namespaces: [{ns}]
+sinks:
+  - name: hook
+    type: webhook
+    url: ${{KN_TEST_URL}}
+    hmac_secret: ${{KN_TEST_HMAC}}
+    delivery: {{backoff_initial_seconds: 0.1}}
+  - name: chat
+    type: slack
+    channel: "#ops"
+    token: ${{KN_TEST_SLACK}}
+    base_url: http://127.0.0.1:9/api/
+    delivery: {{max_attempts: 2, backoff_initial_seconds: 0.1, min_interval_seconds: 0}}
+rules:
+  - name: crashloops
+    match: {{kinds: [Pod], to: [CrashLoopBackOff]}}
+    sinks: [hook, chat]
+""")
+    os.environ.update(KN_TEST_URL=url, KN_TEST_HMAC=secrets["hmac"], KN_TEST_SLACK=secrets["slack"])
+    receiver.answer(500, times=2)  # failures get logged: with the URL masked
+    kube.create_pod(ns, "api")
+    service = ServiceProcess(
+        config, control_plane.kubeconfig, "none", extra=["--log-level", "debug"]
+    )
+    try:
+        service.start().wait_ready()
+        _crashloop(kube, ns, "api")
+        receiver.wait_for(lambda reqs: any(r.status == 200 for r in reqs), timeout=30)
+        time.sleep(2.0)  # the Slack sink gives up on its unreachable server meanwhile
+    finally:
+        for name in ("KN_TEST_URL", "KN_TEST_HMAC", "KN_TEST_SLACK"):
+            os.environ.pop(name, None)
+        assert service.stop() == 0, service.output()
+    logs = service.output()
+    for value in secrets.values():
+        assert value not in logs, f"secret {value!r} was logged"
+    entries = [json.loads(line) for line in logs.splitlines() if line.startswith("{")]
+    failures = [e for e in entries if e["level"] in ("warning", "info") and "failed" in e["msg"]]
+    assert len(failures) >= 2, "the error paths (where a URL or token could leak) never ran"
+    matched = [e for e in entries if e["logger"] == "notifier.rules" and "crashloops" in e["msg"]]
+    assert matched, "no log line for the rule match"
+    correlation = matched[0]["correlation_id"]
+    delivered = [
+        e for e in entries if e.get("correlation_id") == correlation and "delivered" in e["msg"]
+    ]
+    assert delivered, f"no delivery log line carries correlation id {correlation}"

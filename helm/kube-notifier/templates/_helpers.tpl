@@ -130,7 +130,46 @@ the checks below read it; the ConfigMap holds kube-notifier.configText.
 {{- if .Values.configFile }}
 {{- .Values.configFile }}
 {{- else }}
-{{- include "kube-notifier.config" . }}
+{{- include "kube-notifier.configYaml" (include "kube-notifier.config" . | fromYaml) }}
+{{- end }}
+{{- end }}
+
+{{/*
+A config dict as YAML that reads like docs/rules.md: top-level keys in the
+documented order (toYaml alone sorts them), and each sink and rule starting
+with its name. Keys kube-notifier does not know are kept, so that it reports them.
+*/}}
+{{- define "kube-notifier.configYaml" -}}
+{{- $config := . }}
+{{- $order := list "cluster_name" "watch" "state" "sinks" "defaults" "templates" "mute_windows" "rules" }}
+{{- range $key := $order }}
+{{- if hasKey $config $key }}
+{{- $value := get $config $key }}
+{{- if and (has $key (list "sinks" "rules")) (kindIs "slice" $value) $value }}
+{{ $key }}:
+{{- range $item := $value }}
+{{- if and (kindIs "map" $item) (hasKey $item "name") }}
+  - name: {{ toYaml $item.name }}
+    {{- with omit $item "name" }}
+    {{- toYaml . | nindent 4 }}
+    {{- end }}
+{{- else }}
+  {{- toYaml (list $item) | nindent 2 }}
+{{- end }}
+{{- end }}
+{{- else }}
+{{ dict $key $value | toYaml }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $rest := dict }}
+{{- range $key, $value := $config }}
+{{- if not (has $key $order) }}
+{{- $_ := set $rest $key $value }}
+{{- end }}
+{{- end }}
+{{- with $rest }}
+{{ toYaml . }}
 {{- end }}
 {{- end }}
 
