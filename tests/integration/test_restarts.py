@@ -1,0 +1,106 @@
+"""Stopping the service, gently or not, loses nothing: the outbox and the last-seen state."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.kube import Kube, in_parallel
+from tests.integration.service import ServiceProcess
+from tests.integration.test_service import CONFIG, _crashloop
+from tests.support.webhook_server import WebhookServer
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def receiver() -> Iterator[WebhookServer]:
+    with WebhookServer() as server:
+        yield server
+
+
+def _keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
+    keys: dict[str, set[str]] = defaultdict(set)
+    for request in receiver.received():
+        if request.status == 200:
+            name = json.loads(request.body).get("object", {}).get("name", "?")
+            keys[name].add(request.header("Idempotency-Key") or "")
+    return keys
+
+
+def _setup(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, count: int
+) -> tuple[Kube, str, list[str], Path]:
+    kube = Kube(control_plane)
+    ns = kube.namespace("restart")
+    pods = [f"p{i:02d}" for i in range(count)]
+    in_parallel(lambda n: kube.create_pod(ns, n), pods)
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(ns=ns, url=receiver.url))
+    return kube, ns, pods, config
+
+
+@pytest.mark.timeout(180)
+def test_sigterm_during_churn_exits_zero_in_time_and_loses_nothing(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube, ns, pods, config = _setup(control_plane, receiver, tmp_path, 30)
+    state = tmp_path / "state.db"
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    first.wait_ready()
+
+    def churn() -> None:
+        for name in pods:
+            _crashloop(kube, ns, name)
+            time.sleep(0.05)
+
+    churning = threading.Thread(target=churn)
+    churning.start()
+    time.sleep(0.6)  # mid-churn
+    started = time.monotonic()
+    assert first.stop(signal.SIGTERM) == 0, first.output()
+    stopped_in = time.monotonic() - started
+    churning.join()
+    assert stopped_in < 10 + 5, f"took {stopped_in:.1f}s with a 10 s deadline"
+
+    second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        second.wait_ready()
+        receiver.wait_for(lambda _: len(_keys_by_pod(receiver)) >= len(pods), timeout=40)
+    finally:
+        assert second.stop() == 0, second.output()
+    keys = _keys_by_pod(receiver)
+    assert set(pods) <= set(keys)
+    assert all(len(keys[name]) == 1 for name in pods), "a repeat came under a new key"
+
+
+@pytest.mark.timeout(180)
+def test_sigkill_with_deliveries_pending_delivers_them_after_restart(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube, ns, pods, config = _setup(control_plane, receiver, tmp_path, 10)
+    state = tmp_path / "state.db"
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    first.wait_ready()
+    receiver.go_down()  # the receiver is away: deliveries pile up in the outbox
+    in_parallel(lambda n: _crashloop(kube, ns, n), pods)
+    time.sleep(3.0)
+    assert first.proc is not None
+    first.proc.send_signal(signal.SIGKILL)
+    first.proc.wait(10)
+    receiver.come_up()
+    second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        second.wait_ready()
+        receiver.wait_for(lambda _: len(_keys_by_pod(receiver)) >= len(pods), timeout=60)
+    finally:
+        assert second.stop() == 0, second.output()
+    assert set(pods) <= set(_keys_by_pod(receiver))
