@@ -334,3 +334,29 @@ rules:
         e for e in entries if e.get("correlation_id") == correlation and "delivered" in e["msg"]
     ]
     assert delivered, f"no delivery log line carries correlation id {correlation}"
+
+
+def test_debug_decisions_show_what_matched_and_are_off_by_default(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("debug")
+    kube.create_pod(ns, "api")
+    config = _config(tmp_path, ns, receiver.url)
+    plain = ServiceProcess(config, control_plane.kubeconfig, "none").start()
+    try:
+        plain.wait_ready()
+        assert plain.get("/debug/decisions")[0] == 404
+    finally:
+        assert plain.stop() == 0
+    service = ServiceProcess(config, control_plane.kubeconfig, "none", extra=["--debug-decisions"])
+    try:
+        service.start().wait_ready()
+        _crashloop(kube, ns, "api")
+        receiver.wait_for_count(1, timeout=20)
+        decisions = json.loads(service.get("/debug/decisions")[1])["decisions"]
+        crash = next(d for d in decisions if "CrashLoopBackOff" in d["entered"])
+        assert crash["object"] == f"Pod/{ns}/api"
+        assert [(n["rule"], n["sink"]) for n in crash["notifications"]] == [("crashloops", "hook")]
+    finally:
+        assert service.stop() == 0, service.output()
