@@ -19,6 +19,7 @@ assets:  ## build etcd, kube-apiserver, ... from Go modules into ~/.cache (skips
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff format .

@@ -1,0 +1,858 @@
+"""The Helm chart (helm/kube-notifier) rendered, linted and installed on the real control plane.
+
+What is checked: ``helm lint --strict`` and the values schema; every ci/*-values.yaml
+scenario rendered and accepted by the API server (server-side dry run); the config
+the chart writes passes ``kube-notifier rules check`` and the flags it passes parse;
+the RBAC rules are exactly what each scenario enables; the pod template is admitted
+under the ``restricted`` Pod Security Standard (and a non-compliant one is not); a
+token of the chart's ServiceAccount can do what kube-notifier needs and nothing more,
+and the service runs with it; an upgrade that changes only the rules keeps the pod,
+one that changes the image replaces it.
+
+helm comes from the control-plane asset cache. Every test cleans up the releases and
+namespaces it creates.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import subprocess
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from notifier.cli import build_parser
+from tests.controlplane import assets
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.service import ServiceProcess
+
+pytestmark = pytest.mark.integration
+
+REPO = Path(__file__).resolve().parents[2]
+CHART = REPO / "helm" / "kube-notifier"
+SCENARIOS = sorted(path.name for path in (CHART / "ci").glob("*-values.yaml"))
+RELEASE = "kn"
+FULLNAME = "kn-kube-notifier"
+RULES_CM = f"{FULLNAME}-rules"
+# Values for the secrets the scenarios read, so their configs load as in a cluster.
+SECRET_ENV = {"KN_SLACK_TOKEN": "xoxb-test", "KN_WEBHOOK_URL": "https://hooks.invalid/kube"}
+PSA_LABELS = {
+    "pod-security.kubernetes.io/enforce": "restricted",
+    "pod-security.kubernetes.io/enforce-version": "latest",
+    "pod-security.kubernetes.io/warn": "restricted",
+}
+
+Manifest = dict[str, Any]
+
+
+# -- helm and kubectl -------------------------------------------------------------------
+
+
+class Helm:
+    """The helm binary with its own home and, for releases, the control plane's kubeconfig."""
+
+    def __init__(self, home: Path, kubeconfig: Path | None = None) -> None:
+        self.binary = str(assets.require("helm"))
+        self.kubeconfig = kubeconfig
+        self.env = {
+            **os.environ,
+            "HELM_CACHE_HOME": str(home / "cache"),
+            "HELM_CONFIG_HOME": str(home / "config"),
+            "HELM_DATA_HOME": str(home / "data"),
+        }
+
+    def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        argv = [self.binary, *args]
+        if self.kubeconfig is not None:
+            argv.append(f"--kubeconfig={self.kubeconfig}")
+        done = subprocess.run(
+            argv, env=self.env, capture_output=True, text=True, timeout=90, check=False
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(f"helm {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+        return done
+
+    def template(self, namespace: str, *values: str) -> list[Manifest]:
+        """The rendered manifests. --kube-version: no cluster is asked."""
+        out = self.run(
+            "template", RELEASE, str(CHART), f"--namespace={namespace}",
+            f"--kube-version={assets.K8S_VERSION}", *values,
+        ).stdout  # fmt: skip
+        return [doc for doc in yaml.safe_load_all(out) if doc]
+
+
+def values_file(name: str) -> str:
+    return f"--values={CHART / 'ci' / name}"
+
+
+def find(manifests: list[Manifest], kind: str, name: str | None = None) -> Manifest:
+    matches = [
+        m for m in manifests if m["kind"] == kind and name in (None, m["metadata"]["name"])
+    ]
+    assert len(matches) == 1, f"{len(matches)} {kind} named {name}"
+    return matches[0]
+
+
+def rendered_config(manifests: list[Manifest]) -> str:
+    text: str = find(manifests, "ConfigMap", RULES_CM)["data"]["config.yaml"]
+    return text
+
+
+def container(manifests: list[Manifest]) -> Manifest:
+    spec = find(manifests, "Deployment")["spec"]["template"]["spec"]
+    containers: list[Manifest] = spec["containers"]
+    return containers[0]
+
+
+def kubectl(kubeconfig: Path, *args: str, input_text: str | None = None) -> tuple[int, str]:
+    """kubectl with any kubeconfig; (exit code, stdout + stderr)."""
+    done = subprocess.run(
+        [str(assets.require("kubectl")), f"--kubeconfig={kubeconfig}", *args],
+        input=input_text, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+def wait_for(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.25)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+@dataclass
+class Sandbox:
+    """Namespaces and releases a test makes; all removed at teardown."""
+
+    plane: ControlPlane
+    helm: Helm
+    namespaces: list[str] = field(default_factory=list)
+    releases: list[tuple[str, str]] = field(default_factory=list)
+
+    def namespace(self, prefix: str, labels: dict[str, str] | None = None) -> str:
+        name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+        self.ensure_namespace(name, labels)
+        return name
+
+    def ensure_namespace(self, name: str, labels: dict[str, str] | None = None) -> None:
+        manifest = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+        if labels:
+            manifest["metadata"]["labels"] = labels
+        if kubectl(self.plane.kubeconfig, "get", "namespace", name)[0] != 0:
+            self.namespaces.append(name)
+        self.plane.kubectl_apply(manifest)
+
+    def install(self, namespace: str, *values: str, release: str = RELEASE) -> str:
+        self.releases.append((release, namespace))
+        done = self.helm.run(
+            "install", release, str(CHART), f"--namespace={namespace}", "--timeout=60s", *values
+        )
+        return done.stderr
+
+    def upgrade(self, namespace: str, *values: str) -> None:
+        self.helm.run(
+            "upgrade", RELEASE, str(CHART), f"--namespace={namespace}", "--timeout=60s", *values
+        )
+
+    def cleanup(self) -> None:
+        for release, namespace in reversed(self.releases):
+            self.helm.run("uninstall", release, f"--namespace={namespace}", check=False)
+        for name in self.namespaces:
+            self.plane.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+@pytest.fixture
+def offline_helm(tmp_path: Path) -> Helm:
+    return Helm(tmp_path / "helm")
+
+
+@pytest.fixture
+def sandbox(control_plane: ControlPlane, tmp_path: Path) -> Iterator[Sandbox]:
+    box = Sandbox(control_plane, Helm(tmp_path / "helm", control_plane.kubeconfig))
+    try:
+        yield box
+    finally:
+        box.cleanup()
+
+
+@pytest.fixture
+def full_sandbox(full_cluster: ControlPlane, tmp_path: Path) -> Iterator[Sandbox]:
+    box = Sandbox(full_cluster, Helm(tmp_path / "helm", full_cluster.kubeconfig))
+    try:
+        yield box
+    finally:
+        box.cleanup()
+
+
+# -- lint, schema, rendering ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scenario", ["<defaults>", *SCENARIOS])
+def test_lint_strict(offline_helm: Helm, scenario: str) -> None:
+    values = [] if scenario == "<defaults>" else [values_file(scenario)]
+    done = offline_helm.run(
+        "lint", "--strict", f"--kube-version={assets.K8S_VERSION}", str(CHART), *values
+    )
+    assert "0 chart(s) failed" in done.stdout
+
+
+def test_scenarios_cover_the_issue(offline_helm: Helm) -> None:
+    assert {
+        "minimal-values.yaml",
+        "slack-webhook-values.yaml",
+        "ha-values.yaml",
+        "namespaced-values.yaml",
+    } <= set(SCENARIOS)
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [
+        (["--set=colour=blue"], "additional properties 'colour' not allowed"),
+        (["--set=replicaCount=-1"], "minimum"),
+        (["--set=logLevel=loud"], "logLevel"),
+        (["--set=secret.data.bad-key=x", "--set=secret.create=true"], "bad-key"),
+        (["--set=extraArgs[0]=oops"], "extraArgs"),
+    ],
+)
+def test_schema_rejects_bad_values(offline_helm: Helm, values: list[str], error: str) -> None:
+    done = offline_helm.run(
+        "template", RELEASE, str(CHART), f"--kube-version={assets.K8S_VERSION}", *values,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode != 0 and error in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("values", "error"),
+    [
+        (["--set=persistence.enabled=true", "--set=replicaCount=2"], "needs replicaCount 1"),
+        ([values_file("ha-values.yaml"), "--set=rbac.namespaceLabels=false"], "namespace_selector"),
+        (["--set-json=config.watch.namespaces=[\"a\"]"], "set watchNamespaces"),
+        (["--set=secret.create=true", "--set=secret.existingSecret=s", "--set=secret.data.A=b"],
+         "not both"),
+        (["--set=configFile=watch: {namespaces: [a]}", "--set-json=watchNamespaces=[\"b\"]"],
+         "same namespaces"),
+    ],
+)  # fmt: skip
+def test_settings_that_cannot_work_fail_with_a_reason(
+    offline_helm: Helm, values: list[str], error: str
+) -> None:
+    done = offline_helm.run(
+        "template", RELEASE, str(CHART), f"--kube-version={assets.K8S_VERSION}", *values,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode != 0 and error in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_rendered_config_passes_rules_check(
+    offline_helm: Helm, scenario: str, tmp_path: Path
+) -> None:
+    manifests = offline_helm.template("kn", values_file(scenario))
+    config = tmp_path / "config.yaml"
+    config.write_text(rendered_config(manifests))
+    done = subprocess.run(
+        [os.sys.executable, "-m", "notifier", "rules", "check", str(config)],
+        env={**os.environ, **SECRET_ENV}, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    watch = yaml.safe_load(config.read_text()).get("watch", {})
+    wanted = yaml.safe_load((CHART / "ci" / scenario).read_text()).get("watchNamespaces", [])
+    assert watch.get("namespaces", []) == wanted
+
+
+def test_config_file_is_copied_as_written(offline_helm: Helm, tmp_path: Path) -> None:
+    """configFile keeps quotes: "${KN_SLACK_TOKEN:-}" must stay a string, not become null."""
+    text = (REPO / "config.example.yaml").read_text()
+    manifests = offline_helm.template("kn", f"--set-file=configFile={REPO / 'config.example.yaml'}")
+    assert rendered_config(manifests).strip() == text.strip()
+
+
+def _run_options(manifests: list[Manifest]) -> Any:
+    from notifier.service.options import options_from  # noqa: PLC0415
+
+    args = container(manifests)["args"]
+    return options_from(build_parser().parse_args(["run", *args]))
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_flags_the_chart_passes_are_the_service_flags(offline_helm: Helm, scenario: str) -> None:
+    manifests = offline_helm.template("kn", values_file(scenario))
+    options = _run_options(manifests)
+    assert str(options.config) == "/etc/kube-notifier/config.yaml"
+    assert options.state_path == "/var/lib/kube-notifier/state.db"
+    assert (options.listen_host, options.listen_port) == ("0.0.0.0", 8080)
+    assert options.log_format == "json"
+    values = yaml.safe_load((CHART / "ci" / scenario).read_text())
+    watches_cm = values.get("reload", {}).get("watchConfigMap", True)
+    assert options.config_map == (("kn", RULES_CM) if watches_cm else None)
+    assert options.leader_elect == (values.get("replicaCount", 1) > 1)
+    mounts = {m["name"]: m["mountPath"] for m in container(manifests)["volumeMounts"]}
+    assert mounts["config"] == "/etc/kube-notifier" and mounts["state"] == "/var/lib/kube-notifier"
+
+
+def test_leader_election_flags_and_lease_name(offline_helm: Helm) -> None:
+    manifests = offline_helm.template(
+        "kn", "--set=leaderElection.enabled=true", "--set=leaderElection.leaseName=notifier-lock"
+    )
+    options = _run_options(manifests)
+    assert options.leader_elect and options.lease_namespace == "kn"
+    assert options.lease_name == "notifier-lock"
+    env = {e["name"]: e["valueFrom"]["fieldRef"]["fieldPath"] for e in container(manifests)["env"]}
+    assert env == {"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"}
+
+
+def test_secrets_reach_the_pod_as_env_and_files_never_the_config(offline_helm: Helm) -> None:
+    manifests = offline_helm.template(
+        "kn",
+        values_file("slack-webhook-values.yaml"),
+    )
+    main = container(manifests)
+    assert main["envFrom"] == [{"secretRef": {"name": "kube-notifier-secrets"}}]
+    mounts = {m["name"]: m for m in main["volumeMounts"]}
+    assert mounts["secrets"]["mountPath"] == "/var/run/secrets/kube-notifier"
+    assert all(m["kind"] != "Secret" for m in manifests)
+    created = offline_helm.template(
+        "kn", "--set=secret.create=true", "--set=secret.data.KN_SLACK_TOKEN=xoxb-secret"
+    )
+    assert "xoxb-secret" not in rendered_config(created)
+    assert find(created, "Secret")["stringData"] == {"KN_SLACK_TOKEN": "xoxb-secret"}
+
+
+def _pod_template(manifests: list[Manifest]) -> Manifest:
+    template: Manifest = find(manifests, "Deployment")["spec"]["template"]
+    return template
+
+
+def test_restart_checksum_covers_secrets_not_rules(offline_helm: Helm) -> None:
+    base = _pod_template(offline_helm.template("kn"))
+    rules = _pod_template(offline_helm.template("kn", "--set-json=config.rules=[]"))
+    assert rules == base, "a rules change must not touch the pod template"
+    with_secret = ["--set=secret.create=true", "--set=secret.data.KN_SLACK_TOKEN=a"]
+    first = _pod_template(offline_helm.template("kn", *with_secret))
+    second = _pod_template(
+        offline_helm.template("kn", *with_secret[:1], "--set=secret.data.KN_SLACK_TOKEN=b")
+    )
+    checksum = "checksum/config"
+    assert first["metadata"]["annotations"][checksum] != second["metadata"]["annotations"][checksum]
+    image = _pod_template(offline_helm.template("kn", "--set=image.tag=9.9.9"))
+    assert image["spec"]["containers"][0]["image"] == "kube-notifier:9.9.9"
+
+
+def test_selectors_never_use_the_chart_label(offline_helm: Helm) -> None:
+    manifests = offline_helm.template("kn", values_file("ha-values.yaml"))
+    selectors = [
+        find(manifests, "Deployment")["spec"]["selector"]["matchLabels"],
+        find(manifests, "Service")["spec"]["selector"],
+        find(manifests, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"],
+        find(manifests, "ServiceMonitor")["spec"]["selector"]["matchLabels"],
+    ]
+    wanted = {"app.kubernetes.io/name": "kube-notifier", "app.kubernetes.io/instance": RELEASE}
+    assert all(selector == wanted for selector in selectors)
+    assert "helm.sh/chart" not in _pod_template(manifests)["metadata"]["labels"]
+
+
+def test_ha_spreads_replicas_and_single_replica_recreates(offline_helm: Helm) -> None:
+    ha = find(offline_helm.template("kn", values_file("ha-values.yaml")), "Deployment")["spec"]
+    assert ha["strategy"]["type"] == "RollingUpdate"
+    keys = {c["topologyKey"] for c in ha["template"]["spec"]["topologySpreadConstraints"]}
+    assert keys == {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+    single = find(offline_helm.template("kn"), "Deployment")["spec"]
+    assert single["strategy"] == {"type": "Recreate"}
+    assert "topologySpreadConstraints" not in single["template"]["spec"]
+
+
+# -- monitoring objects name real metrics -----------------------------------------------
+
+
+def _known_metric_names() -> set[str]:
+    import notifier.config.metrics
+    import notifier.delivery.metrics
+    import notifier.leadership.metrics
+    import notifier.queue.metrics
+    import notifier.rules.metrics
+    import notifier.source.metrics
+    import notifier.state.metrics  # noqa: F401 - imported for their registrations
+
+    names: dict[str, object] = REGISTRY._names_to_collectors  # noqa: SLF001
+    return set(names)
+
+
+def _metric_names(expressions: list[str]) -> set[str]:
+    return {name for expr in expressions for name in re.findall(r"\bkube_notifier_\w+", expr)}
+
+
+def test_alerts_and_dashboard_use_metrics_the_service_exports(offline_helm: Helm) -> None:
+    manifests = offline_helm.template("kn", values_file("ha-values.yaml"))
+    rules = find(manifests, "PrometheusRule")["spec"]["groups"][0]["rules"]
+    alerts = {rule["alert"]: rule["expr"] for rule in rules}
+    dashboard = json.loads(find(manifests, "ConfigMap", f"{FULLNAME}-dashboard")["data"][
+        "kube-notifier.json"
+    ])  # fmt: skip
+    panel_exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    used = _metric_names([*alerts.values(), *panel_exprs])
+    assert used - _known_metric_names() == set()
+    wanted = {
+        "kube_notifier_leader_is_leader",
+        "kube_notifier_delivery_failed_total",
+        "kube_notifier_delivery_dead_lettered_total",
+        "kube_notifier_watch_seconds_since_activity",
+        "kube_notifier_config_last_reload_successful",
+    }
+    assert wanted <= _metric_names(list(alerts.values()))
+    assert "KubeNotifierDown" in alerts and 'job="kn-kube-notifier"' in alerts["KubeNotifierDown"]
+    dashboard_cm = find(manifests, "ConfigMap", f"{FULLNAME}-dashboard")
+    assert dashboard_cm["metadata"]["labels"]["grafana_dashboard"] == "1"
+
+
+def test_no_leader_alert_only_with_leader_election(offline_helm: Helm) -> None:
+    manifests = offline_helm.template("kn", "--set=prometheusRule.enabled=true")
+    rules = find(manifests, "PrometheusRule")["spec"]["groups"][0]["rules"]
+    assert "KubeNotifierNoLeader" not in {rule["alert"] for rule in rules}
+
+
+# -- RBAC: exactly what is enabled --------------------------------------------------------
+
+Grant = tuple[str, str, str, str, str]  # (namespace or "*", group, resource, verb, name or "")
+WORKLOAD_VERBS = ("list", "watch")
+
+
+def _grants(manifests: list[Manifest]) -> set[Grant]:
+    roles = {
+        (m["kind"], m["metadata"].get("namespace", "*"), m["metadata"]["name"]): m
+        for m in manifests
+        if m["kind"] in ("Role", "ClusterRole")
+    }
+    grants: set[Grant] = set()
+    for binding in (m for m in manifests if m["kind"] in ("RoleBinding", "ClusterRoleBinding")):
+        scope = binding["metadata"].get("namespace", "*")
+        ref = binding["roleRef"]
+        role = roles[(ref["kind"], scope if ref["kind"] == "Role" else "*", ref["name"])]
+        for rule in role["rules"]:
+            for group in rule["apiGroups"]:
+                for resource in rule["resources"]:
+                    for verb in rule["verbs"]:
+                        for name in rule.get("resourceNames", [""]):
+                            grants.add((scope, group, resource, verb, name))
+    return grants
+
+
+def _workloads(scope: str, kinds: tuple[str, ...] = ("pods", "services", "deployments")) -> set[Grant]:
+    groups = {"pods": "", "services": "", "deployments": "apps"}
+    return {(scope, groups[kind], kind, verb, "") for kind in kinds for verb in WORKLOAD_VERBS}
+
+
+def _own(namespace: str, *, configmap: bool = True, lease: bool = False) -> set[Grant]:
+    grants = {(namespace, "", "events", "create", "")}
+    if configmap:
+        grants |= {(namespace, "", "configmaps", verb, RULES_CM) for verb in ("get", "list", "watch")}
+    if lease:
+        grants |= {
+            (namespace, "coordination.k8s.io", "leases", "create", ""),
+            (namespace, "coordination.k8s.io", "leases", "get", FULLNAME),
+            (namespace, "coordination.k8s.io", "leases", "update", FULLNAME),
+        }
+    return grants
+
+
+EXPECTED_GRANTS: dict[str, set[Grant]] = {
+    "minimal-values.yaml": _workloads("*") | _own("kn"),
+    "slack-webhook-values.yaml": _workloads("*") | _own("kn"),
+    "ha-values.yaml": _workloads("*")
+    | {("*", "", "namespaces", verb, "") for verb in ("get", "list", "watch")}
+    | _own("kn", lease=True),
+    "namespaced-values.yaml": _workloads("team-a", ("pods",))
+    | _workloads("team-b", ("pods",))
+    | _own("kn", configmap=False),
+}
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_rbac_grants_exactly_what_the_scenario_enables(offline_helm: Helm, scenario: str) -> None:
+    grants = _grants(offline_helm.template("kn", values_file(scenario)))
+    assert grants == EXPECTED_GRANTS[scenario]
+    assert all(g[2] != "secrets" and "*" not in g[1:4] for g in grants)
+
+
+# -- the API server accepts what the chart renders --------------------------------------
+
+MONITORING_CRDS = {"servicemonitors": "ServiceMonitor", "prometheusrules": "PrometheusRule"}
+
+
+def _crd(plural: str, kind: str) -> Manifest:
+    """A minimal stand-in for the Prometheus Operator's CRD: the kind exists, any spec goes."""
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.monitoring.coreos.com"},
+        "spec": {
+            "group": "monitoring.coreos.com",
+            "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.lower(), "kind": kind},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {
+                            "type": "object",
+                            "x-kubernetes-preserve-unknown-fields": True,
+                        }
+                    },
+                }
+            ],
+        },
+    }
+
+
+@pytest.fixture
+def monitoring_crds(control_plane: ControlPlane) -> Iterator[None]:
+    for plural, kind in MONITORING_CRDS.items():
+        control_plane.kubectl_apply(_crd(plural, kind))
+    for plural in MONITORING_CRDS:
+        control_plane.kubectl(
+            "wait", "--for=condition=Established", "--timeout=30s",
+            f"crd/{plural}.monitoring.coreos.com",
+        )  # fmt: skip
+    try:
+        yield
+    finally:
+        for plural in MONITORING_CRDS:
+            name = f"crd/{plural}.monitoring.coreos.com"
+            control_plane.kubectl("delete", name, "--wait=false", check=False)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_server_side_dry_run_accepts_every_scenario(
+    sandbox: Sandbox, monitoring_crds: None, scenario: str
+) -> None:
+    values = yaml.safe_load((CHART / "ci" / scenario).read_text())
+    for name in values.get("watchNamespaces", []):
+        sandbox.ensure_namespace(name)
+    ns = sandbox.namespace("dry")
+    manifests = sandbox.helm.run(
+        "template", RELEASE, str(CHART), f"--namespace={ns}",
+        f"--kube-version={assets.K8S_VERSION}", values_file(scenario),
+    ).stdout  # fmt: skip
+    code, out = kubectl(
+        sandbox.plane.kubeconfig, "apply", "--dry-run=server", f"--namespace={ns}", "-f", "-",
+        input_text=manifests,
+    )  # fmt: skip
+    assert code == 0, out
+    kinds = {doc["kind"] for doc in yaml.safe_load_all(manifests) if doc}
+    applied = out.count("(server dry run)")
+    assert applied == manifests.count("\nkind: ") and applied >= len(kinds) >= 8, out
+
+
+# -- Pod Security: restricted ----------------------------------------------------------
+
+
+def _as_pod(manifests: list[Manifest], name: str) -> Manifest:
+    template = _pod_template(manifests)
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "labels": template["metadata"]["labels"]},
+        "spec": template["spec"],
+    }
+
+
+NON_COMPLIANT = {
+    "runs as root": ["--set=securityContext.runAsNonRoot=false", "--set=securityContext.runAsUser=0"],
+    "privileged": ["--set=securityContext.privileged=true"],
+    "escalation": ["--set=securityContext.allowPrivilegeEscalation=true"],
+}  # fmt: skip
+
+
+def test_restricted_pod_security_admits_the_chart_and_refuses_a_weakened_one(
+    sandbox: Sandbox,
+) -> None:
+    ns = sandbox.namespace("psa", PSA_LABELS)
+    warnings = sandbox.install(ns)
+    assert "would violate PodSecurity" not in warnings, warnings
+    pod = json.dumps(_as_pod(sandbox.helm.template(ns), "kn-check"))
+    code, out = kubectl(
+        sandbox.plane.kubeconfig, "create", "--dry-run=server", f"--namespace={ns}", "-f", "-",
+        input_text=pod,
+    )  # fmt: skip
+    assert code == 0, out
+    for what, values in NON_COMPLIANT.items():
+        weak = json.dumps(_as_pod(sandbox.helm.template(ns, *values), "kn-weak"))
+        code, out = kubectl(
+            sandbox.plane.kubeconfig, "create", "--dry-run=server", f"--namespace={ns}", "-f", "-",
+            input_text=weak,
+        )  # fmt: skip
+        assert code != 0 and 'violates PodSecurity "restricted' in out, (what, out)
+
+
+def _pods(plane: ControlPlane, ns: str, selector: str) -> list[Manifest]:
+    listed = json.loads(plane.kubectl("get", "pods", f"--namespace={ns}", "-l", selector, "-o=json"))
+    pods: list[Manifest] = listed["items"]
+    return pods
+
+
+def _running(plane: ControlPlane, ns: str, selector: str) -> list[Manifest]:
+    return [
+        pod
+        for pod in _pods(plane, ns, selector)
+        if pod["status"].get("phase") == "Running" and not pod["metadata"].get("deletionTimestamp")
+    ]
+
+
+@pytest.mark.fullcluster
+def test_pod_runs_in_a_restricted_namespace(full_sandbox: Sandbox) -> None:
+    plane = full_sandbox.plane
+    ns = full_sandbox.namespace("psa-run", PSA_LABELS)
+    full_sandbox.install(ns)
+    selector = f"app.kubernetes.io/instance={RELEASE}"
+    wait_for(lambda: len(_running(plane, ns, selector)) == 1, 60, "the pod Running")
+    # The same chart made non-compliant: the ReplicaSet's pods are refused.
+    full_sandbox.install(ns, *NON_COMPLIANT["privileged"], release="weak")
+
+    def refused() -> bool:
+        events = plane.kubectl("get", "events", f"--namespace={ns}", "-o=json")
+        return any(
+            e["reason"] == "FailedCreate" and "violates PodSecurity" in e["message"]
+            for e in json.loads(events)["items"]
+        )
+
+    wait_for(refused, 60, "a FailedCreate event for the privileged variant")
+    assert _pods(plane, ns, "app.kubernetes.io/instance=weak") == []
+
+
+# -- RBAC: a real token of the chart's ServiceAccount ----------------------------------
+
+
+def token_kubeconfig(plane: ControlPlane, ns: str, path: Path) -> Path:
+    token = plane.kubectl(
+        "create", "token", FULLNAME, f"--namespace={ns}", "--duration=20m"
+    ).strip()
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": "local",
+                "cluster": {
+                    "server": plane.server,
+                    "certificate-authority-data": base64.b64encode(
+                        plane.pki.ca_cert.read_bytes()
+                    ).decode(),
+                },
+            }
+        ],
+        "users": [{"name": "kube-notifier", "user": {"token": token}}],
+        "contexts": [{"name": "sa", "context": {"cluster": "local", "user": "kube-notifier"}}],
+        "current-context": "sa",
+    }
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def can_i(kubeconfig: Path, *args: str) -> bool:
+    code, out = kubectl(kubeconfig, "auth", "can-i", *args)
+    assert out.strip() in ("yes", "no"), out
+    return code == 0
+
+
+def test_service_account_can_do_what_it_needs_and_nothing_more(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    ns = sandbox.namespace("rbac")
+    other = sandbox.namespace("other")
+    sandbox.install(ns, "--set=leaderElection.enabled=true")
+    config = token_kubeconfig(sandbox.plane, ns, tmp_path / "sa.kubeconfig")
+    allowed = [
+        ("list", "pods", "-A"), ("watch", "pods", "-A"),
+        ("list", "services", "-A"), ("watch", "services", "-A"),
+        ("list", "deployments.apps", "-A"), ("watch", "deployments.apps", "-A"),
+        ("get", f"configmaps/{RULES_CM}", f"-n={ns}"),
+        ("watch", f"configmaps/{RULES_CM}", f"-n={ns}"),
+        ("create", "events", f"-n={ns}"),
+        ("create", "leases.coordination.k8s.io", f"-n={ns}"),
+        ("update", f"leases.coordination.k8s.io/{FULLNAME}", f"-n={ns}"),
+    ]  # fmt: skip
+    refused = [
+        ("get", "secrets", f"-n={ns}"), ("list", "secrets", f"-n={ns}"), ("list", "secrets", "-A"),
+        ("list", "configmaps", f"-n={other}"), ("get", "configmaps/x", f"-n={ns}"),
+        ("list", "configmaps", f"-n={ns}"),
+        ("create", "pods", f"-n={ns}"), ("delete", "pods", f"-n={ns}"),
+        ("get", "pods", f"-n={ns}"), ("patch", "deployments.apps", f"-n={ns}"),
+        ("create", "events", f"-n={other}"), ("list", "namespaces", ""),
+        ("update", "leases.coordination.k8s.io/other-lease", f"-n={ns}"),
+    ]  # fmt: skip
+    assert [a for a in allowed if not can_i(config, *filter(None, a))] == []
+    assert [r for r in refused if can_i(config, *filter(None, r))] == []
+    # list/watch limited by resourceNames: allowed with the name as a field selector only.
+    selected = kubectl(
+        config, "get", "configmaps", f"-n={ns}", f"--field-selector=metadata.name={RULES_CM}"
+    )
+    assert selected[0] == 0 and RULES_CM in selected[1], selected[1]
+    code, out = kubectl(config, "get", "configmaps", f"-n={ns}")
+    assert code != 0 and "Forbidden" in out, out
+
+
+def test_namespaced_release_cannot_watch_the_cluster(sandbox: Sandbox, tmp_path: Path) -> None:
+    ns = sandbox.namespace("rbac-ns")
+    team = sandbox.namespace("team")
+    sandbox.install(ns, f"--set-json=watchNamespaces=[\"{team}\"]")
+    config = token_kubeconfig(sandbox.plane, ns, tmp_path / "sa.kubeconfig")
+    assert can_i(config, "list", "pods", f"-n={team}")
+    assert can_i(config, "watch", "deployments.apps", f"-n={team}")
+    assert not can_i(config, "list", "pods", "-A")
+    assert not can_i(config, "list", "pods", f"-n={ns}")
+
+
+def _scrape(service: ServiceProcess) -> dict[str, float]:
+    status, text = service.get("/metrics")
+    assert status == 200
+    return {
+        sample.name + json.dumps(sample.labels, sort_keys=True): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name.startswith("kube_notifier_config")
+    }
+
+
+def _reload_successes(service: ServiceProcess) -> float:
+    return _scrape(service).get('kube_notifier_config_reloads_total{"result": "success"}', 0.0)
+
+
+def _lease_holder(plane: ControlPlane, ns: str) -> str:
+    code, out = kubectl(plane.kubeconfig, "get", "lease", FULLNAME, f"-n={ns}", "-o=json")
+    holder: str = json.loads(out)["spec"].get("holderIdentity", "") if code == 0 else ""
+    return holder
+
+
+def _warning_events_on_rules(plane: ControlPlane, ns: str) -> list[Manifest]:
+    events = json.loads(plane.kubectl("get", "events", f"-n={ns}", "-o=json"))["items"]
+    return [
+        e
+        for e in events
+        if e["type"] == "Warning"
+        and e["involvedObject"].get("kind") == "ConfigMap"
+        and e["involvedObject"].get("name") == RULES_CM
+    ]
+
+
+RULES_V2 = """\
+config:
+  rules:
+    - name: crashloops-only
+      match:
+        kinds: [Pod]
+        to: [CrashLoopBackOff]
+      sinks: [console]
+"""
+
+
+def test_service_runs_with_the_chart_rbac(sandbox: Sandbox, tmp_path: Path) -> None:
+    """The service itself, with the ServiceAccount's token: informers sync, the Lease is
+    taken, a rules change reloads through the ConfigMap watch, a bad one gets an Event."""
+    ns = sandbox.namespace("rbac-run")
+    sandbox.install(ns, "--set=leaderElection.enabled=true")
+    kubeconfig = token_kubeconfig(sandbox.plane, ns, tmp_path / "sa.kubeconfig")
+    config = tmp_path / "config.yaml"
+    config.write_text(rendered_config(sandbox.helm.template(ns, "--set=leaderElection.enabled=true")))
+    flags = [
+        f"--config-map={ns}/{RULES_CM}", "--leader-elect", f"--lease-namespace={ns}",
+        f"--lease-name={FULLNAME}", "--identity=test-replica",
+    ]  # fmt: skip
+    service = ServiceProcess(config, kubeconfig, "none", extra=flags).start()
+    try:
+        service.wait_ready(timeout=60)
+        wait_for(lambda: _lease_holder(sandbox.plane, ns) == "test-replica", 30, "the Lease")
+        before = _reload_successes(service)
+        rules = tmp_path / "rules-v2.yaml"
+        rules.write_text(RULES_V2)
+        sandbox.upgrade(ns, "--set=leaderElection.enabled=true", f"--values={rules}")
+        wait_for(lambda: _reload_successes(service) > before, 30, "the rules reloaded")
+        sandbox.plane.kubectl(
+            "patch", "configmap", RULES_CM, f"-n={ns}", "--type=merge",
+            "-p", json.dumps({"data": {"config.yaml": "rules: [{name: x, matc: {}}]\n"}}),
+        )  # fmt: skip
+        wait_for(
+            lambda: bool(_warning_events_on_rules(sandbox.plane, ns)), 30, "a Warning Event"
+        )
+        assert service.get("/readyz")[0] == 200, "a rejected change keeps the last good rules"
+    finally:
+        assert service.stop() == 0, service.output()
+
+
+# -- upgrades: rules reload, an image change rolls ---------------------------------------
+
+
+def _deployment(plane: ControlPlane, ns: str) -> Manifest:
+    deployment: Manifest = json.loads(
+        plane.kubectl("get", "deployment", FULLNAME, f"-n={ns}", "-o=json")
+    )
+    return deployment
+
+
+def _replica_sets(plane: ControlPlane, ns: str) -> set[str]:
+    listed = json.loads(
+        plane.kubectl("get", "replicasets", f"-n={ns}", f"-l=app.kubernetes.io/instance={RELEASE}",
+                      "-o=json")
+    )  # fmt: skip
+    return {rs["metadata"]["name"] for rs in listed["items"]}
+
+
+@pytest.mark.fullcluster
+def test_rules_upgrade_keeps_the_pod_and_image_upgrade_replaces_it(
+    full_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    plane = full_sandbox.plane
+    ns = full_sandbox.namespace("upgrade")
+    selector = f"app.kubernetes.io/instance={RELEASE}"
+    full_sandbox.install(ns, "--set=image.tag=1.0.0")
+    wait_for(lambda: len(_running(plane, ns, selector)) == 1, 60, "the first pod Running")
+    pod_uid = _running(plane, ns, selector)[0]["metadata"]["uid"]
+    generation = _deployment(plane, ns)["metadata"]["generation"]
+    replica_sets = _replica_sets(plane, ns)
+
+    rules = tmp_path / "rules-v2.yaml"
+    rules.write_text(RULES_V2)
+    full_sandbox.upgrade(ns, "--set=image.tag=1.0.0", f"--values={rules}")
+    config = plane.kubectl("get", "configmap", RULES_CM, f"-n={ns}", "-o=jsonpath={.data}")
+    assert "crashloops-only" in config
+    time.sleep(2)  # give the controllers a chance to (wrongly) roll
+    assert _deployment(plane, ns)["metadata"]["generation"] == generation
+    assert _replica_sets(plane, ns) == replica_sets
+    assert [p["metadata"]["uid"] for p in _running(plane, ns, selector)] == [pod_uid]
+
+    full_sandbox.upgrade(ns, "--set=image.tag=1.0.1", f"--values={rules}")
+    assert _deployment(plane, ns)["metadata"]["generation"] == generation + 1
+
+    def replaced() -> bool:
+        running = _running(plane, ns, selector)
+        return len(running) == 1 and running[0]["metadata"]["uid"] != pod_uid
+
+    wait_for(replaced, 60, "a new pod from the new image")
+    new_pod = _running(plane, ns, selector)[0]
+    assert new_pod["spec"]["containers"][0]["image"] == "kube-notifier:1.0.1"
+    assert len(_replica_sets(plane, ns) - replica_sets) == 1
+
+
+def test_dashboard_metrics_endpoint_example_is_urllib_free() -> None:
+    # Guard against the dashboard JSON going stale on disk vs the template it ships in.
+    dashboard = json.loads((CHART / "dashboards" / "kube-notifier.json").read_text())
+    titles = {panel["title"] for panel in dashboard["panels"]}
+    assert {"Watch events", "Transitions evaluated", "Suppressed", "Deliveries",
+            "Delivery latency", "Queue depth", "Config reloads"} <= titles  # fmt: skip
+    assert urllib.request is not None
