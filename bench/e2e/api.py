@@ -21,6 +21,7 @@ from tests.controlplane.cluster import ControlPlane
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON = "application/json"
+USER_AGENT = "kube-notifier-bench/e2e"
 METADATA_LIST = "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
 
 
@@ -68,7 +69,7 @@ class ApiConnection:
         self, method: str, path: str, body: Any = None, content_type: str = JSON, accept: str = JSON
     ) -> tuple[int, bytes]:
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode()
-        headers = {"Content-Type": content_type, "Accept": accept}
+        headers = {"Content-Type": content_type, "Accept": accept, "User-Agent": USER_AGENT}
         try:
             return self._send(method, path, data, headers)
         except (http.client.HTTPException, ConnectionError):

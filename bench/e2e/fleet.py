@@ -2,13 +2,15 @@
 
 Objects look like what teams run, so cache sizes mean something: Pods have
 two containers with env, resources, probes and mounts, a few labels and
-annotations (about 2.5 KB of JSON each with managedFields). They name a
-scheduler that does not exist, so they stay Pending without a status: on
-this 2-core machine kwok makes about 15 Pods a second Running, which would
-take ten minutes for 10,000. Deployments have ``replicas: 0`` (their Pods
-would otherwise double the Pod count) and Services are headless (the test
-control plane's ClusterIP range has 254 addresses) with selectors that
-match no Pod.
+annotations, and a Running status with conditions and container statuses,
+written by the bench through the status subresource (about 8 KB of JSON
+each, managedFields included, as a kubelet-run Pod's). They name a
+scheduler that does not exist and no node, so neither the scheduler nor
+kwok touches them: on this 2-core machine kwok makes about 15 Pods a
+second Running, which would take ten minutes for 10,000. Deployments have
+``replicas: 0`` (their Pods would otherwise double the Pod count) and
+Services are headless (the test control plane's ClusterIP range has 254
+addresses) with selectors that match no Pod.
 
 The first ``churn_pods`` Pods carry ``bench=1``: those are the Pods the
 churn patches. Everything is spread over ``namespaces`` namespaces.
@@ -16,17 +18,16 @@ churn patches. Everything is spread over ``namespaces`` namespaces.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.parse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from bench.e2e.api import (
-    METADATA_LIST,
+    JSON,
+    MERGE_PATCH,
     ApiConnection,
     Endpoint,
     deployment_path,
@@ -146,16 +147,61 @@ def service_body(index: int) -> Body:
     }
 
 
-Creation = tuple[str, Body]  # (collection path, body)
+STARTED = "2026-01-05T09:30:00Z"
 
 
-def creations(size: FleetSize) -> Iterator[Creation]:
+def pod_status(index: int) -> Body:
+    """What a kubelet reports for a healthy Pod of ``pod_body``: Running and Ready."""
+    app = APPS[index % len(APPS)]
+    conditions = ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady")
+    ip = f"10.244.{index // 250 % 250}.{index % 250 + 2}"
+    return {
+        "phase": "Running",
+        "hostIP": f"10.1.0.{index % 50 + 10}",
+        "podIP": ip,
+        "podIPs": [{"ip": ip}],
+        "startTime": STARTED,
+        "qosClass": "Burstable",
+        "conditions": [
+            {"type": kind, "status": "True", "lastTransitionTime": STARTED}
+            for kind in (*conditions, "PodScheduled")
+        ],
+        "containerStatuses": [
+            _container_status(app, f"registry.example.com/{app}:1.4.2", index),
+            _container_status("envoy", "docker.io/envoyproxy/envoy:v1.30.1", index),
+        ],
+    }
+
+
+def _container_status(name: str, image: str, index: int) -> Body:
+    return {
+        "name": name,
+        "image": image,
+        "imageID": f"{image.rpartition(':')[0]}@sha256:{index:064x}",
+        "containerID": f"containerd://{index:032x}{len(name):032x}",
+        "ready": True,
+        "started": True,
+        "restartCount": 0,
+        "state": {"running": {"startedAt": STARTED}},
+    }
+
+
+Write = tuple[str, str, Body, str]  # (method, path, body, content type)
+
+
+def creations(size: FleetSize) -> Iterator[Write]:
     for i in range(size.pods):
-        yield pod_path(namespace_of(i, size)), pod_body(i, size)
+        yield "POST", pod_path(namespace_of(i, size)), pod_body(i, size), JSON
     for i in range(size.deployments):
-        yield deployment_path(namespace_of(i, size)), deployment_body(i)
+        yield "POST", deployment_path(namespace_of(i, size)), deployment_body(i), JSON
     for i in range(size.services):
-        yield service_path(namespace_of(i, size)), service_body(i)
+        yield "POST", service_path(namespace_of(i, size)), service_body(i), JSON
+
+
+def statuses(size: FleetSize) -> Iterator[Write]:
+    for i in range(size.pods):
+        path = pod_path(namespace_of(i, size), pod_name(i)) + "/status"
+        yield "PATCH", path, {"status": pod_status(i)}, MERGE_PATCH
 
 
 def create_namespaces(connection: ApiConnection, size: FleetSize) -> None:
@@ -164,36 +210,18 @@ def create_namespaces(connection: ApiConnection, size: FleetSize) -> None:
         connection.call("POST", "/api/v1/namespaces", body)
 
 
-def create_all(
-    endpoint: Endpoint, items: Sequence[Creation], threads: int = 16
-) -> tuple[int, float]:
-    """POST every item from ``threads`` connections; (created, seconds). Raises on a failure."""
+def write_all(endpoint: Endpoint, items: Sequence[Write], threads: int = 16) -> float:
+    """Send every write from ``threads`` connections; the seconds it took. Raises on a failure."""
     started = time.monotonic()
     local = threading.local()
 
-    def create(item: Creation) -> None:
+    def write(item: Write) -> None:
         if not hasattr(local, "connection"):
             local.connection = ApiConnection(endpoint)
-        local.connection.call("POST", item[0], item[1])
+        method, path, body, content_type = item
+        local.connection.call(method, path, body, content_type)
 
-    _run_all(create, items, threads)
-    return len(items), time.monotonic() - started
-
-
-def _run_all(action: Callable[[Creation], None], items: Sequence[Creation], threads: int) -> None:
     with ThreadPoolExecutor(threads) as pool:
-        for _ in pool.map(action, items):
+        for _ in pool.map(write, items):
             pass
-
-
-def pods_not_running(connection: ApiConnection) -> int:
-    """Pods kwok has not made Running yet (metadata-only pages, so polling stays cheap)."""
-    count, token = 0, ""
-    while True:
-        path = "/api/v1/pods?fieldSelector=status.phase%21%3DRunning&limit=2000" + token
-        document = json.loads(connection.call("GET", path, accept=METADATA_LIST))
-        count += len(document.get("items") or [])
-        next_token = document.get("metadata", {}).get("continue")
-        if not next_token:
-            return count
-        token = "&continue=" + urllib.parse.quote(next_token)
+    return time.monotonic() - started

@@ -8,6 +8,7 @@ for the life of the process, so it is read before the process is stopped.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -35,3 +36,28 @@ def peak_rss_bytes(pid: int) -> int:
 
 def rss_bytes(pid: int) -> int:
     return _status_kib(pid, "VmRSS") * 1024
+
+
+def machine_busy_seconds() -> float:
+    """CPU time every core of the machine spent busy since boot (``/proc/stat``, all but idle)."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND
+
+
+def children(pid: int) -> list[int]:
+    """Direct children of ``pid`` (every thread's ``children`` file)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found.extend(int(c) for c in (task / "children").read_text().split())
+    return found
+
+
+def total_cpu_seconds(pids: list[int]) -> float:
+    """``cpu_seconds`` summed over the processes still there."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(pid)
+    return total

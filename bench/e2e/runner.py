@@ -46,8 +46,10 @@ def create_fleet(endpoint: Endpoint, size: fleet.FleetSize) -> dict[str, Any]:
     finally:
         connection.close()
     say(f"creating {size.objects:,} objects")
-    created, seconds = fleet.create_all(endpoint, list(fleet.creations(size)))
-    say(f"created {created:,} objects in {seconds:.0f} s")
+    seconds = fleet.write_all(endpoint, list(fleet.creations(size)))
+    say(f"created {size.objects:,} objects in {seconds:.0f} s; writing {size.pods:,} Pod statuses")
+    status_seconds = fleet.write_all(endpoint, list(fleet.statuses(size)))
+    say(f"wrote the Pod statuses in {status_seconds:.0f} s")
     return {
         "pods": size.pods,
         "deployments": size.deployments,
@@ -55,7 +57,8 @@ def create_fleet(endpoint: Endpoint, size: fleet.FleetSize) -> dict[str, Any]:
         "churn_pods": size.churn_pods,
         "namespaces": size.namespaces,
         "create_seconds": seconds,
-        "create_rate": created / seconds,
+        "create_rate": size.objects / seconds,
+        "status_seconds": status_seconds,
     }
 
 

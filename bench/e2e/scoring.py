@@ -5,8 +5,11 @@ the client sent it and the time the API server answered. An *arrival* is a
 webhook request naming a Pod and the ``seq`` label it saw.
 
 - **told exactly**: an arrival names that Pod and that seq. Its latency is
-  the first such arrival minus the send time (the send time bounds the API
-  server's acceptance from below, so latencies are never flattered).
+  the first such arrival minus the send time (``latency``: the send time
+  bounds the API server's acceptance from below, so this never flatters)
+  and minus the time the API server's answer was read (``after_answer``:
+  bounds acceptance from above, so this may flatter a little; it can be
+  negative when the watch event beats the answer to its reader).
 - **coalesced**: no arrival names that seq, but one names a later seq of
   the same Pod. The notification that came told the newer state; kube-
   notifier's workqueue folds changes to one object that arrive faster than
@@ -75,6 +78,7 @@ class Score:
     duplicates: int
     write_rate: float  # accepted changes per second of the trial
     latency: Latency  # send -> webhook arrival, changes told exactly
+    after_answer: Latency  # API server's answer read -> webhook arrival
     write_latency: Latency  # send -> API server answer
 
     @property
@@ -91,11 +95,13 @@ def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) ->
     rejected = [s for s in sends if not 200 <= s[4] < 300]
     first, counts, newest = _index(arrivals)
     latencies: list[float] = []
+    after_answer: list[float] = []
     coalesced = lost = 0
-    for pod, seq, sent, _answered, _status in accepted:
+    for pod, seq, sent, answered, _status in accepted:
         arrived = first.get((pod, seq))
         if arrived is not None:
             latencies.append(arrived - sent)
+            after_answer.append(arrived - answered)
         elif newest.get(pod, -1) > seq:
             coalesced += 1
         else:
@@ -110,6 +116,7 @@ def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) ->
         duplicates=sum(n - 1 for n in counts.values()),
         write_rate=len(accepted) / seconds if seconds > 0 else math.nan,
         latency=Latency.of(latencies),
+        after_answer=Latency.of(after_answer),
         write_latency=Latency.of([s[3] - s[2] for s in accepted]),
     )
 

@@ -11,7 +11,6 @@ signal ends the process at once.
 
 from __future__ import annotations
 
-import gc
 import logging
 import os
 import signal
@@ -47,6 +46,7 @@ from notifier.service.seen import DurableSeen
 from notifier.service.stage import RoutingStage, Ticker
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
+from notifier.source.interning import freeze_heap
 from notifier.source.namespaces import NamespaceLabels
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
@@ -228,7 +228,7 @@ class _Service:
             gone = self.intake.enqueue_vanished(informer.kind, set(informer.store.snapshot()))
             if gone:
                 log.info("%d %s objects were deleted while we were away", gone, informer.kind.value)
-        gc.freeze()  # the cache is long-lived: keep the cyclic GC from rescanning it
+        freeze_heap()  # the cache is long-lived: keep the cyclic GC from rescanning it
         log.info(
             "informers synced: %s",
             ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),

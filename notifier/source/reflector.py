@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import urllib3.exceptions
+from prometheus_client import Counter
 
 from notifier.objects import KubeObject, key_of
 from notifier.source import metrics
@@ -77,6 +78,7 @@ class Reflector:
             clock=clock,
         )
         self.resource_version = ""
+        self._event_counters: dict[str, Counter] = {}
         self.synced = threading.Event()
         self.last_activity = clock()
 
@@ -190,6 +192,15 @@ class Reflector:
             raise
         self._restarted("closed")
 
+    def _count_event(self, event_type: str) -> None:
+        # Resolving a labelled child costs more than the increment: keep them.
+        counter = self._event_counters.get(event_type)
+        if counter is None:
+            counter = self._event_counters[event_type] = metrics.WATCH_EVENTS.labels(
+                self._kind, event_type
+            )
+        counter.inc()
+
     def _touch(self) -> None:
         """The watch is alive: it just opened, or an event or bookmark arrived."""
         self.last_activity = self._clock()
@@ -198,11 +209,11 @@ class Reflector:
         """The object event, or None for a bookmark (whose resourceVersion is taken here)."""
         event = decode_event(self.resource, line)
         if isinstance(event, Bookmark):
-            metrics.WATCH_EVENTS.labels(self._kind, "BOOKMARK").inc()
+            self._count_event("BOOKMARK")
             self.resource_version = event.resource_version or self.resource_version
             return None
         if isinstance(event, Status):
-            metrics.WATCH_EVENTS.labels(self._kind, "ERROR").inc()
+            self._count_event("ERROR")
             if event.code == GONE:
                 raise GoneError(event.message)
             raise ApiError(event.code, event.reason, event.message, None)
@@ -212,7 +223,7 @@ class Reflector:
         if event is None:
             return
         kind, obj = self.resource.kind, trim(event.object)
-        metrics.WATCH_EVENTS.labels(self._kind, event.type).inc()
+        self._count_event(event.type)
         if event.type == "DELETED":
             self._store.delete(key_of(obj))
             self._handler.handle([Delta(kind, key_of(obj), DeltaType.DELETED, obj, Origin.LIVE)])
