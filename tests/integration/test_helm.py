@@ -390,8 +390,9 @@ def _known_metric_names() -> set[str]:
     import notifier.source.metrics
     import notifier.state.metrics  # noqa: F401 - imported for their registrations
 
-    names: dict[str, object] = REGISTRY._names_to_collectors
-    return set(names)
+    # Every name the registry would serve, suffixes included (_total, _bucket, ...),
+    # also for labelled metrics that have no series yet.
+    return set(REGISTRY._names_to_collectors)
 
 
 def _metric_names(expressions: list[str]) -> set[str]:
@@ -526,7 +527,7 @@ def _crd(plural: str, kind: str) -> Manifest:
     }
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def monitoring_crds(control_plane: ControlPlane) -> Iterator[None]:
     for plural, kind in MONITORING_CRDS.items():
         control_plane.kubectl_apply(_crd(plural, kind))
