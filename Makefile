@@ -41,8 +41,12 @@ test: install assets lint typecheck
 demo: install assets
 	$(BIN)/python -m scripts.demo
 
-bench: install assets
-	$(BIN)/python -m bench.run_all
+bench: install assets  ## each prints a table and writes bench/results/*.json
+	$(BIN)/python -m bench.queue_bench
+	$(BIN)/python -m bench.rules_bench
+	$(BIN)/python -m bench.source_bench
+	$(BIN)/python -m bench.delivery_bench
+	$(BIN)/python -m bench.e2e
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -23,6 +23,9 @@ from bench.e2e.subjects import Subject
 from bench.e2e.trials import TrialResult, Trials
 
 BUSY_CPU_FRACTION = 0.3  # of one core, over a second: still working through a backlog
+IDLE_SECONDS = 5.0  # after settling, before the first trial: what the subject costs doing nothing
+SETTLED_CPU_FRACTION = 0.05  # below this over a second after ready: initial work done
+SETTLE_CAP = 60.0
 
 
 @dataclass
@@ -30,6 +33,8 @@ class SubjectResult:
     name: str
     ready_seconds: float
     rss_after_ready: int
+    settle_seconds: float = 0.0  # from ready until its CPU use fell to near nothing
+    idle_cpu_fraction: float = 0.0  # of one core, with the fleet cached and nothing changing
     steps: list[TrialResult] = field(default_factory=list)
     sustain: list[TrialResult] = field(default_factory=list)
     sustain_skipped: list[str] = field(default_factory=list)
@@ -48,6 +53,8 @@ class SubjectResult:
         return {
             "ready_seconds": self.ready_seconds,
             "rss_after_ready_bytes": self.rss_after_ready,
+            "settle_seconds_after_ready": self.settle_seconds,
+            "idle_cpu_fraction": self.idle_cpu_fraction,
             "peak_rss_bytes": self.peak_rss,
             "steps": [t.as_json() for t in self.steps],
             "sustain": [t.as_json() for t in self.sustain],
@@ -69,6 +76,12 @@ class SubjectRun:
         ready = self.subject.wait_ready(self.settings.ready_timeout)
         result = SubjectResult(self.subject.name, ready, self.subject.rss_bytes())
         say(f"{self.subject.name}: ready in {ready:.2f} s")
+        result.settle_seconds = self._settle()
+        result.idle_cpu_fraction = self._cpu_fraction(IDLE_SECONDS)
+        say(
+            f"{self.subject.name}: settled {result.settle_seconds:.1f} s after ready, "
+            f"then idle at {result.idle_cpu_fraction:.1%} of a core"
+        )
         try:
             for rate in self.settings.step_rates:
                 result.steps.append(self._trial(rate, self.settings.step_seconds, result))
@@ -105,10 +118,21 @@ class SubjectRun:
     def _trial_cost(self) -> float:
         return self.settings.sustain_seconds + self.settings.drain_cap + 5.0
 
-    def _busy(self) -> bool:
+    def _settle(self) -> float:
+        """Seconds until the subject's work after ready (e.g. on the initial list) is done."""
+        started = time.monotonic()
+        while time.monotonic() - started < SETTLE_CAP:
+            if self._cpu_fraction(1.0) < SETTLED_CPU_FRACTION:
+                break
+        return time.monotonic() - started
+
+    def _cpu_fraction(self, seconds: float) -> float:
         before = self.subject.cpu_seconds()
-        time.sleep(1.0)
-        return self.subject.cpu_seconds() - before > BUSY_CPU_FRACTION
+        time.sleep(seconds)
+        return (self.subject.cpu_seconds() - before) / seconds
+
+    def _busy(self) -> bool:
+        return self._cpu_fraction(1.0) > BUSY_CPU_FRACTION
 
     def _restart(self, result: SubjectResult, why: str) -> None:
         self._note_peak(result)

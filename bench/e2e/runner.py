@@ -32,7 +32,7 @@ from bench.e2e.measuring import SubjectResult, SubjectRun, say
 from bench.e2e.receiver import Receiver
 from bench.e2e.settings import FULL, QUICK, Settings
 from bench.e2e.subjects import Baseline, KubeNotifier, Subject
-from bench.e2e.trials import Trials
+from bench.e2e.trials import CpuMeter, Trials
 from tests.controlplane.cluster import ControlPlane
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,6 +62,11 @@ def create_fleet(endpoint: Endpoint, size: fleet.FleetSize) -> dict[str, Any]:
     }
 
 
+def control_plane_pids(plane: ControlPlane) -> list[int]:
+    processes = [plane.etcd, plane.apiserver, *plane.extras]
+    return [p.pid for p in processes if p is not None and p.pid is not None]
+
+
 def measure(subject: Subject, trials: Trials, settings: Settings, deadline: float) -> SubjectResult:
     say(f"{subject.name}: starting with the fleet in place")
     try:
@@ -87,7 +92,10 @@ def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, S
         stack.callback(receiver.stop)
         churn = Churn(endpoint, settings.processes)
         stack.callback(churn.close)
-        trials = Trials(settings, endpoint, churn, receiver, pods)
+        meter = CpuMeter(lambda: control_plane_pids(plane))
+        trials = Trials(
+            settings, endpoint=endpoint, churn=churn, receiver=receiver, pods=pods, meter=meter
+        )
         probe = trials.run(None, settings.probe_seconds, None)
         say(f"control plane flat out, no subject: {probe.score.write_rate:.0f} patches/s")
         results = {}

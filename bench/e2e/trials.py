@@ -4,18 +4,24 @@ A trial numbers its seqs (``churn.ChurnPlan``), so arrivals from earlier
 trials are told apart and dropped. After the churn stops, the drain waits
 until every accepted change has been told, or no churn notification came
 for ``quiet`` seconds, or ``drain_cap`` passed: whatever has not arrived
-by then is lost. CPU is the subject's user + system time from the start
-of the churn to the end of the drain, per 1,000 accepted changes.
+by then is lost.
+
+CPU is accounted from the start of the churn to the end of the drain: the
+subject's user + system time (per 1,000 accepted changes: the figure the
+targets are about), the control plane's, the bench's own (this process and
+its children: churn workers, receiver) and, from /proc/stat, what the rest
+of the machine used meanwhile (other people's work on a shared machine).
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bench.e2e import procstat
 from bench.e2e.api import Endpoint
 from bench.e2e.background import Background, BackgroundCounts
 from bench.e2e.churn import Churn, ChurnPlan, trial_of
@@ -33,6 +39,48 @@ class Drain:
     ended_by: str  # "all told", "quiet" or "cap"
 
 
+@dataclass(frozen=True)
+class CpuShares:
+    """CPU seconds used during one trial (churn and drain), by whom."""
+
+    wall: float
+    machine: float  # every core's busy time
+    subject: float
+    control_plane: float
+    bench: float  # this process and its children but the subject
+
+    @property
+    def others(self) -> float:
+        return max(0.0, self.machine - self.subject - self.control_plane - self.bench)
+
+    def as_json(self) -> dict[str, float]:
+        return asdict(self) | {"others": self.others}
+
+
+class CpuMeter:
+    """Snapshots of CPU time per party; ``since(snapshot)`` gives the shares in between."""
+
+    def __init__(self, control_plane_pids: Callable[[], list[int]]) -> None:
+        self._control_plane_pids = control_plane_pids
+
+    def snapshot(self, subject: Subject | None) -> CpuShares:
+        subject_pid = subject.pid if subject is not None and subject.alive() else None
+        mine = [os.getpid(), *procstat.children(os.getpid())]
+        return CpuShares(
+            wall=time.monotonic(),
+            machine=procstat.machine_busy_seconds(),
+            subject=procstat.total_cpu_seconds([subject_pid] if subject_pid else []),
+            control_plane=procstat.total_cpu_seconds(self._control_plane_pids()),
+            bench=procstat.total_cpu_seconds([p for p in mine if p != subject_pid]),
+        )
+
+    def since(self, before: CpuShares, subject: Subject | None) -> CpuShares:
+        after = self.snapshot(subject)
+        return CpuShares(
+            *(getattr(after, f) - getattr(before, f) for f in CpuShares.__dataclass_fields__)
+        )
+
+
 @dataclass
 class TrialResult:
     trial: int
@@ -40,16 +88,17 @@ class TrialResult:
     seconds: float
     score: Score
     drain: Drain | None
-    cpu_seconds: float | None
+    cpu: CpuShares
     background: BackgroundCounts
     other_notifications: dict[str, int] = field(default_factory=dict)
     load_average: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    has_subject: bool = True
 
     @property
     def cpu_per_1000(self) -> float | None:
-        if self.cpu_seconds is None or not self.score.accepted:
+        if not self.has_subject or not self.score.accepted:
             return None
-        return self.cpu_seconds / self.score.accepted * 1000
+        return self.cpu.subject / self.score.accepted * 1000
 
     @property
     def sustained(self) -> bool:
@@ -62,7 +111,7 @@ class TrialResult:
             "seconds": self.seconds,
             "score": self.score.as_json(),
             "drain": asdict(self.drain) if self.drain else None,
-            "cpu_seconds": self.cpu_seconds,
+            "cpu_seconds": self.cpu.as_json(),
             "cpu_seconds_per_1000_changes": self.cpu_per_1000,
             "background": asdict(self.background) | {"writes": self.background.writes},
             "other_notifications": self.other_notifications,
@@ -76,11 +125,14 @@ class Trials:
     def __init__(
         self,
         settings: Settings,
+        *,
         endpoint: Endpoint,
         churn: Churn,
         receiver: Receiver,
         pods: tuple[tuple[str, str], ...],
+        meter: CpuMeter,
     ) -> None:
+        self.meter = meter
         self.settings = settings
         self.endpoint = endpoint
         self.churn = churn
@@ -95,12 +147,12 @@ class Trials:
         plan = ChurnPlan(
             trial, rate, seconds, self.pods, self.settings.processes, self.settings.threads
         )
-        cpu_before = subject.cpu_seconds() if subject else 0.0
+        before = self.meter.snapshot(subject)
         background = Background(self.endpoint, self.settings.size, self.settings.background, trial)
         with background as counts:
             sends = self.churn.run(plan)
         drain = self._drain(sends, trial) if subject else None
-        cpu = subject.cpu_seconds() - cpu_before if subject else None
+        cpu = self.meter.since(before, subject)
         arrivals, others = self.receiver.take()
         mine = [a for a in arrivals if trial_of(a[1]) == trial]
         return TrialResult(
@@ -113,6 +165,7 @@ class Trials:
             counts,
             dict(others),
             os.getloadavg(),
+            has_subject=subject is not None,
         )
 
     def _drain(self, sends: list[Send], trial: int) -> Drain:
@@ -133,10 +186,3 @@ class Trials:
 
     def _arrivals_of(self, trial: int) -> list[Arrival]:
         return [a for a in self.receiver.peek() if trial_of(a[1]) == trial]
-
-
-def others_total(results: list[TrialResult]) -> Counter[str]:
-    total: Counter[str] = Counter()
-    for result in results:
-        total.update(result.other_notifications)
-    return total
