@@ -12,15 +12,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-import threading
-import time
 
 import msgspec
 
 from notifier.config.reloading import ReloadResult, RulesHolder
 from notifier.service.reloading import report
-from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
+from notifier.source.watching import WatchLoop
 
 log = logging.getLogger("notifier.config")
 
@@ -48,49 +46,24 @@ _CONFIG_MAP = msgspec.json.Decoder(_ConfigMap)
 _EVENT = msgspec.json.Decoder(_Event)
 
 
-class ConfigMapReloader:
+class ConfigMapReloader(WatchLoop):
     def __init__(
         self, client: RawClient, holder: RulesHolder, namespace: str, name: str, *, reporter: str
     ) -> None:
-        self._client = client
+        super().__init__(client, f"configmap {namespace}/{name}")
         self._holder = holder
         self._namespace = namespace
         self._name = name
         self._reporter = reporter
         self._collection = f"/api/v1/namespaces/{namespace}/configmaps"
         self._applied = ""
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="configmap-reload", daemon=True)
 
-    @property
-    def source(self) -> str:
-        return f"configmap {self._namespace}/{self._name}"
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._client.close_streams()
-        self._thread.join(2)
-
-    def _loop(self) -> None:
-        backoff = Backoff(clock=time.monotonic)
-        while not self._stop.is_set():
-            try:
-                self._watch(self._read())
-            except Exception as err:
-                if self._stop.is_set():
-                    return
-                log.warning("%s: %s", self.source, err)
-                self._stop.wait(backoff.next_delay())
-
-    def _read(self) -> str:
+    def read(self) -> str:
         config_map = _CONFIG_MAP.decode(self._client.get(f"{self._collection}/{self._name}", {}))
         self.apply(config_map)
         return config_map.metadata.resource_version
 
-    def _watch(self, version: str) -> None:
+    def follow(self, version: str) -> None:
         query = {
             "watch": "true",
             "fieldSelector": f"metadata.name={self._name}",
@@ -111,14 +84,14 @@ class ConfigMapReloader:
     def apply(self, config_map: _ConfigMap) -> ReloadResult | None:
         text = config_map.data.get(CONFIG_KEY)
         if text is None:
-            log.error("%s has no key %r; keeping the current rules", self.source, CONFIG_KEY)
+            log.error("%s has no key %r; keeping the current rules", self.name, CONFIG_KEY)
             return None
         digest = hashlib.sha256(text.encode()).hexdigest()
         if digest == self._applied:
             return None
         self._applied = digest
-        result = self._holder.reload_text(text, f"{self.source} ({CONFIG_KEY})")
-        report(result, self.source)
+        result = self._holder.reload_text(text, f"{self.name} ({CONFIG_KEY})")
+        report(result, self.name)
         if not result.ok:
             self._record_rejection(config_map, result)
         return result

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Mapping
 
 import msgspec
 
-from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
+from notifier.source.watching import WatchLoop
 
 log = logging.getLogger("notifier.source")
 
@@ -50,45 +49,24 @@ _LIST = msgspec.json.Decoder(_List)
 _EVENT = msgspec.json.Decoder(_Event)
 
 
-class NamespaceLabels:
+class NamespaceLabels(WatchLoop):
     def __init__(self, client: RawClient, *, inactivity_timeout: float = 90.0) -> None:
-        self._client = client
+        super().__init__(client, "namespaces")
         self._labels: dict[str, dict[str, str]] = {}
         self._inactivity_timeout = inactivity_timeout
-        self._stop = threading.Event()
         self.synced = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="namespaces", daemon=True)
 
     def __call__(self, namespace: str) -> Mapping[str, str] | None:
         """The labels of ``namespace``, or None when it is unknown (the rules' lookup)."""
         return self._labels.get(namespace)
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._client.close_streams()
-        self._thread.join(2)
-
-    def _loop(self) -> None:
-        backoff = Backoff(clock=time.monotonic)
-        while not self._stop.is_set():
-            try:
-                self._watch(self._list())
-            except Exception as err:
-                if self._stop.is_set():
-                    return
-                log.warning("namespaces: %s", err)
-                self._stop.wait(backoff.next_delay())
-
-    def _list(self) -> str:
+    def read(self) -> str:
         body = _LIST.decode(self._client.get(PATH, {}))
         self._labels = {ns.metadata.name: ns.metadata.labels for ns in body.items}
         self.synced.set()
         return body.metadata.resource_version
 
-    def _watch(self, version: str) -> None:
+    def follow(self, version: str) -> None:
         query = {"watch": "true", "resourceVersion": version, "allowWatchBookmarks": "true"}
         try:
             for line in self._client.stream_lines(PATH, query, self._inactivity_timeout):
