@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import Settings
-from bench.e2e.trials import TrialResult
+from bench.e2e.trials import CpuShares, TrialResult
 from tests.controlplane import assets
 
 MIB = 1024 * 1024
@@ -157,24 +157,54 @@ def _num(value: Any, digits: int = 0) -> str:
     return f"{value:,.{digits}f}"
 
 
-def _step_rows(results: dict[str, SubjectResult]) -> list[list[str]]:
-    rows = []
-    for rate in sorted({t.target_rate or 0.0 for r in results.values() for t in r.steps}):
-        cells = [f"{rate:,.0f}/s: wrote/s, p50/p95/p99 ms, lost, CPU %"]
-        for result in results.values():
-            step = result.step(rate)
-            cells.append(_step_cell(step) if step else "-")
-        rows.append(cells)
+TRIAL_HEADER = [
+    "subject",
+    "trial",
+    "target/s",
+    "wrote/s",
+    "p50",
+    "p95",
+    "p99",
+    "p99 after answer",
+    "lost",
+    "coalesced",
+    "CPU s/1k",
+    "subject %",
+    "control plane %",
+    "machine %",
+    "others %",
+]
+
+
+def _trial_rows(results: dict[str, SubjectResult]) -> list[list[str]]:
+    rows = [TRIAL_HEADER]
+    for name, result in results.items():
+        for kind, trials in (("step", result.steps), ("sustain", result.sustain)):
+            rows.extend(_trial_row(name, kind, trial) for trial in trials)
     return rows
 
 
-def _step_cell(step: TrialResult) -> str:
-    s, lat = step.score, step.score.latency
-    shares = step.cpu
-    return (
-        f"{_num(s.write_rate)}, {_num(lat.p50)}/{_num(lat.p95)}/{_num(lat.p99)}, {s.lost}, "
-        f"{_num(100 * shares.subject / shares.wall)}"
-    )
+def _trial_row(name: str, kind: str, trial: TrialResult) -> list[str]:
+    s, cpu = trial.score, trial.cpu
+    target = "flat out" if trial.target_rate is None else _num(trial.target_rate)
+    return [
+        name,
+        f"{kind} {trial.seconds:.0f}s",
+        target,
+        _num(s.write_rate),
+        _num(s.latency.p50),
+        _num(s.latency.p95),
+        _num(s.latency.p99),
+        _num(s.after_answer.p99),
+        str(s.lost),
+        str(s.coalesced),
+        _num(trial.cpu_per_1000, 2),
+        *(_num(100 * part / cpu.wall) for part in _parts(cpu)),
+    ]
+
+
+def _parts(cpu: CpuShares) -> tuple[float, float, float, float]:
+    return cpu.subject, cpu.control_plane, cpu.machine, cpu.others
 
 
 def table(report: Json, results: dict[str, SubjectResult]) -> str:
@@ -208,9 +238,11 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
         cells = [_num(head[name][key], digits) for name in names]
         ratio = _ratio_of(report, key)
         rows.append([label, *cells, "" if ratio is None else f"{ratio:.1f}x"])
-    rows.extend([*row, ""] for row in _step_rows(results))
     lines.extend(_columns(rows))
     lines.append("* baseline / kube-notifier for costs, kube-notifier / baseline for the rate")
+    lines.append("")
+    lines.append("trials (latencies in ms from the send unless said; CPU in % of one core):")
+    lines.extend(_columns(_trial_rows(results)))
     lines.append("")
     lines.extend(f"target: {k}: {_num(v)}" for k, v in report["targets"].items())
     return "\n".join(lines)

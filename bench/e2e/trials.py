@@ -64,14 +64,17 @@ class CpuMeter:
         self._control_plane_pids = control_plane_pids
 
     def snapshot(self, subject: Subject | None) -> CpuShares:
-        subject_pid = subject.pid if subject is not None and subject.alive() else None
+        subjects = [subject.pid] if subject is not None and subject.alive() else []
+        control_plane = self._control_plane_pids()
+        # The control plane and the subject are this process's children too: not the bench.
         mine = [os.getpid(), *procstat.children(os.getpid())]
+        bench = [pid for pid in mine if pid not in {*subjects, *control_plane}]
         return CpuShares(
             wall=time.monotonic(),
             machine=procstat.machine_busy_seconds(),
-            subject=procstat.total_cpu_seconds([subject_pid] if subject_pid else []),
-            control_plane=procstat.total_cpu_seconds(self._control_plane_pids()),
-            bench=procstat.total_cpu_seconds([p for p in mine if p != subject_pid]),
+            subject=procstat.total_cpu_seconds(subjects),
+            control_plane=procstat.total_cpu_seconds(control_plane),
+            bench=procstat.total_cpu_seconds(bench),
         )
 
     def since(self, before: CpuShares, subject: Subject | None) -> CpuShares:

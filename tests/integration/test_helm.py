@@ -155,12 +155,14 @@ class Sandbox:
             self.namespaces.append(name)
         self.plane.kubectl_apply(manifest)
 
-    def install(self, namespace: str, *values: str, release: str = RELEASE) -> str:
+    def install(
+        self, namespace: str, *values: str, release: str = RELEASE
+    ) -> subprocess.CompletedProcess[str]:
+        """helm install; its stdout holds the NOTES, its stderr the API server's warnings."""
         self.releases.append((release, namespace))
-        done = self.helm.run(
+        return self.helm.run(
             "install", release, str(CHART), f"--namespace={namespace}", "--timeout=60s", *values
         )
-        return done.stderr
 
     def upgrade(self, namespace: str, *values: str) -> None:
         self.helm.run(
@@ -209,7 +211,7 @@ def test_lint_strict(offline_helm: Helm, scenario: str) -> None:
     assert "0 chart(s) failed" in done.stdout
 
 
-def test_scenarios_cover_the_issue(offline_helm: Helm) -> None:
+def test_scenarios_cover_the_issue() -> None:
     assert {
         "minimal-values.yaml",
         "slack-webhook-values.yaml",
@@ -305,6 +307,28 @@ def test_flags_the_chart_passes_are_the_service_flags(offline_helm: Helm, scenar
     assert options.leader_elect == (values.get("replicaCount", 1) > 1)
     mounts = {m["name"]: m["mountPath"] for m in container(manifests)["volumeMounts"]}
     assert mounts["config"] == "/etc/kube-notifier" and mounts["state"] == "/var/lib/kube-notifier"
+
+
+def test_only_the_state_and_tmp_are_writable(offline_helm: Helm) -> None:
+    for scenario, state_volume in [
+        ("minimal-values.yaml", {"emptyDir": {"sizeLimit": "256Mi"}}),
+        (
+            "slack-webhook-values.yaml",
+            {"persistentVolumeClaim": {"claimName": f"{FULLNAME}-state"}},
+        ),
+    ]:
+        manifests = offline_helm.template("kn", values_file(scenario))
+        main = container(manifests)
+        assert main["securityContext"]["readOnlyRootFilesystem"] is True
+        writable = {m["mountPath"] for m in main["volumeMounts"] if not m.get("readOnly")}
+        assert writable == {"/var/lib/kube-notifier", "/tmp"}
+        volumes = {v["name"]: v for v in _pod_template(manifests)["spec"]["volumes"]}
+        assert {k: v for k, v in volumes["state"].items() if k != "name"} == state_volume
+        assert volumes["tmp"]["emptyDir"]["sizeLimit"] == "64Mi"
+    persistent = find(
+        offline_helm.template("kn", values_file("slack-webhook-values.yaml")), "Deployment"
+    )
+    assert persistent["spec"]["strategy"] == {"type": "Recreate"}
 
 
 def test_leader_election_flags_and_lease_name(offline_helm: Helm) -> None:
@@ -596,10 +620,11 @@ def test_restricted_pod_security_admits_the_chart_and_refuses_a_weakened_one(
     sandbox: Sandbox,
 ) -> None:
     ns = sandbox.namespace("psa", PSA_LABELS)
-    warnings = sandbox.install(ns)
-    assert "would violate PodSecurity" not in warnings, warnings
+    installed = sandbox.install(ns)
+    assert "would violate PodSecurity" not in installed.stderr, installed.stderr
+    assert f"kubectl -n {ns} rollout status deployment/{FULLNAME}" in installed.stdout  # NOTES
     # helm shows the API server's warnings: a weakened chart is flagged at install.
-    warnings = sandbox.install(ns, *NON_COMPLIANT["runs as root"], release="weak")
+    warnings = sandbox.install(ns, *NON_COMPLIANT["runs as root"], release="weak").stderr
     assert "would violate PodSecurity" in warnings and "runAsNonRoot" in warnings, warnings
     pod = json.dumps(_as_pod(sandbox.helm.template(ns), "kn-check"))
     code, out = kubectl(
@@ -786,14 +811,14 @@ def test_service_runs_with_the_chart_rbac(sandbox: Sandbox, tmp_path: Path) -> N
     ns = sandbox.namespace("rbac-run")
     sandbox.install(ns, "--set=leaderElection.enabled=true")
     kubeconfig = token_kubeconfig(sandbox.plane, ns, tmp_path / "sa.kubeconfig")
+    manifests = sandbox.helm.template(ns, "--set=leaderElection.enabled=true")
     config = tmp_path / "config.yaml"
-    config.write_text(
-        rendered_config(sandbox.helm.template(ns, "--set=leaderElection.enabled=true"))
-    )
-    flags = [
-        f"--config-map={ns}/{RULES_CM}", "--leader-elect", f"--lease-namespace={ns}",
-        f"--lease-name={FULLNAME}", "--identity=test-replica",
-    ]  # fmt: skip
+    config.write_text(rendered_config(manifests))
+    # The chart's own flags, but for the paths and port that belong to the pod.
+    local = ("--config=", "--state=", "--listen=", "--log-format=")
+    flags = [arg for arg in container(manifests)["args"] if not arg.startswith(local)]
+    assert f"--config-map={ns}/{RULES_CM}" in flags and "--leader-elect" in flags
+    flags.append("--identity=test-replica")  # POD_NAME in the pod
     service = ServiceProcess(config, kubeconfig, "none", extra=flags).start()
     try:
         service.wait_ready(timeout=60)

@@ -35,8 +35,7 @@ def _shim(directory: Path) -> Path:
 def _stage_env(values: dict[str, str], venv: Path, base: dict[str, str]) -> dict[str, str]:
     env = dict(base)
     for key, value in values.items():
-        value = value.replace(VENV, str(venv)).replace("$PATH", base.get("PATH", ""))
-        env[key] = value
+        env[key] = value.replace(VENV, str(venv)).replace("$PATH", base.get("PATH", ""))
     return env
 
 
