@@ -21,9 +21,10 @@ from __future__ import annotations
 import multiprocessing
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from bench.e2e.api import MERGE_PATCH, ApiConnection, Endpoint, pod_path
 from bench.e2e.fleet import SEQ_LABEL
@@ -82,7 +83,7 @@ class Churn:
 
 def patch_share(endpoint: Endpoint, plan: ChurnPlan, share: int, start: float) -> list[Send]:
     """One process's part of a trial: ``plan.threads`` threads sending its patches."""
-    share_plan = _Share(plan, share, start)
+    share_plan = Share(plan, share, start)
     threads = [
         threading.Thread(target=share_plan.work, args=(ApiConnection(endpoint),), daemon=True)
         for _ in range(plan.threads)
@@ -94,17 +95,38 @@ def patch_share(endpoint: Endpoint, plan: ChurnPlan, share: int, start: float) -
     return share_plan.sends
 
 
-class _Share:
-    def __init__(self, plan: ChurnPlan, share: int, start: float) -> None:
+class Connection(Protocol):
+    def connect(self) -> None: ...
+
+    def request(
+        self, method: str, path: str, body: Any = None, content_type: str = ...
+    ) -> tuple[int, bytes]: ...
+
+    def close(self) -> None: ...
+
+
+class Share:
+    """One process's patches of a plan: threads call ``work`` with their own connection."""
+
+    def __init__(
+        self,
+        plan: ChurnPlan,
+        share: int,
+        start: float,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.plan = plan
         self.share = share
         self.start = start
         self.end = start + plan.seconds
         self.sends: list[Send] = []
+        self._clock = clock
+        self._sleep = sleep
         self._next = 0
         self._lock = threading.Lock()
 
-    def work(self, connection: ApiConnection) -> None:
+    def work(self, connection: Connection) -> None:
         try:
             connection.connect()
             while (index := self._take()) is not None:
@@ -118,26 +140,21 @@ class _Share:
             index = self.share + self._next * self.plan.processes
             self._next += 1
         due = self.plan.due(self.start, index)
-        now = time.monotonic()
+        now = self._clock()
         if max(due, now) >= self.end:
             return None
         if due > now:
-            time.sleep(due - now)
+            self._sleep(due - now)
         return index
 
-    def _patch(self, connection: ApiConnection, index: int) -> Send:
+    def _patch(self, connection: Connection, index: int) -> Send:
         pod = index % len(self.plan.pods)
         namespace, name = self.plan.pods[pod]
         seq = self.plan.seq(index)
         body = {"metadata": {"labels": {SEQ_LABEL: str(seq)}}}
-        sent = time.monotonic()
+        sent = self._clock()
         try:
             status, _ = connection.request("PATCH", pod_path(namespace, name), body, MERGE_PATCH)
         except OSError:
             status = 0  # no answer: the change may or may not have been made; expected by nobody
-        return (pod, seq, sent, time.monotonic(), status)
-
-
-def pods_needed(rates: Sequence[float]) -> int:
-    """Churn Pods so that each is patched at most once a second at the highest rate."""
-    return max(int(max(rates)), 1)
+        return (pod, seq, sent, self._clock(), status)

@@ -1,45 +1,55 @@
-"""Everything measured for one subject: ready time, latency steps, the sustain search, CPU, memory.
+"""Everything measured per subject, the two subjects taking turns: ready time, steps, sustain.
 
-Order: start and wait for ready (the fleet is already there), then the
-latency steps (50, 200, 1,000 changes per second), then the sustain
-search: flat out first (unless a step already lost changes), then the
-ladder's fixed rates below the lowest rate that lost, highest first,
-until one trial of ``sustain_seconds`` loses nothing. The highest rate
-sustained is that trial's achieved write rate.
+Each trial gets a fresh process of its subject, started with the fleet in
+place: start, wait for ready (timed), wait until its work after ready is
+done (its CPU use below 5% of a core over a second), run the trial, read
+its peak RSS, stop it. So no trial inherits another's backlog, and the
+subjects alternate trial by trial (kube-notifier's 50/s step, the
+baseline's, kube-notifier's 200/s step, ...): on a machine shared with
+other work, load that comes and goes falls on both alike.
 
-A subject still busy when a drain hits its cap (a backlog it would carry
-into the next trial) or one that died is restarted before the next trial
-and the restart recorded; its peak RSS is read before every stop.
+Steps: 50, 200 and 1,000 changes per second. Then the sustain search, per
+subject: flat out first (unless a step already lost changes), then the
+ladder's fixed rates below the lowest achieved rate that lost, highest
+first, until a trial of ``sustain_seconds`` loses nothing. The highest
+rate sustained is that trial's achieved write rate. Trials that would end
+past the run's deadline are skipped and listed.
 """
 
 from __future__ import annotations
 
+import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench.e2e.churn import START_DELAY
 from bench.e2e.settings import Settings
 from bench.e2e.subjects import Subject
 from bench.e2e.trials import TrialResult, Trials
 
-BUSY_CPU_FRACTION = 0.3  # of one core, over a second: still working through a backlog
-IDLE_SECONDS = 5.0  # after settling, before the first trial: what the subject costs doing nothing
-SETTLED_CPU_FRACTION = 0.05  # below this over a second after ready: initial work done
+IDLE_SECONDS = 5.0  # after the first start: what the subject costs doing nothing
+SETTLED_CPU_FRACTION = 0.05  # of one core, over a second after ready: initial work done
 SETTLE_CAP = 60.0
+Rate = float | None  # changes per second; None: flat out
 
 
 @dataclass
 class SubjectResult:
     name: str
-    ready_seconds: float
-    rss_after_ready: int
-    settle_seconds: float = 0.0  # from ready until its CPU use fell to near nothing
+    ready_seconds: list[float] = field(default_factory=list)  # one per start
+    settle_seconds: list[float] = field(default_factory=list)  # ready -> quiet, per start
     idle_cpu_fraction: float = 0.0  # of one core, with the fleet cached and nothing changing
+    rss_after_ready: int = 0  # first start
+    peak_rss: int = 0  # the highest VmHWM of all its processes
     steps: list[TrialResult] = field(default_factory=list)
     sustain: list[TrialResult] = field(default_factory=list)
     sustain_skipped: list[str] = field(default_factory=list)
-    restarts: list[dict[str, Any]] = field(default_factory=list)
-    peak_rss: int = 0
+
+    @property
+    def first_ready(self) -> float:
+        return self.ready_seconds[0] if self.ready_seconds else float("nan")
 
     @property
     def highest_sustained(self) -> float | None:
@@ -51,75 +61,65 @@ class SubjectResult:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "ready_seconds": self.ready_seconds,
-            "rss_after_ready_bytes": self.rss_after_ready,
+            "ready_seconds_first": self.first_ready,
+            "ready_seconds_median": statistics.median(self.ready_seconds or [float("nan")]),
+            "ready_seconds_all": self.ready_seconds,
             "settle_seconds_after_ready": self.settle_seconds,
             "idle_cpu_fraction": self.idle_cpu_fraction,
+            "rss_after_ready_bytes": self.rss_after_ready,
             "peak_rss_bytes": self.peak_rss,
             "steps": [t.as_json() for t in self.steps],
             "sustain": [t.as_json() for t in self.sustain],
             "sustain_skipped": self.sustain_skipped,
             "highest_sustained_rate": self.highest_sustained,
-            "restarts": self.restarts,
         }
 
 
 class SubjectRun:
-    def __init__(self, subject: Subject, trials: Trials, settings: Settings, deadline: float):
+    """One subject across its trials: a fresh process per trial, results accumulated."""
+
+    def __init__(self, subject: Subject, settings: Settings) -> None:
         self.subject = subject
-        self.trials = trials
         self.settings = settings
-        self.deadline = deadline
+        self.result = SubjectResult(subject.name)
+        self.candidates: list[Rate] = []
+        self.done = False
 
-    def measure(self) -> SubjectResult:
-        self.subject.start()
-        ready = self.subject.wait_ready(self.settings.ready_timeout)
-        result = SubjectResult(self.subject.name, ready, self.subject.rss_bytes())
-        say(f"{self.subject.name}: ready in {ready:.2f} s")
-        result.settle_seconds = self._settle()
-        result.idle_cpu_fraction = self._cpu_fraction(IDLE_SECONDS)
-        say(
-            f"{self.subject.name}: settled {result.settle_seconds:.1f} s after ready, "
-            f"then idle at {result.idle_cpu_fraction:.1%} of a core"
-        )
+    def trial(self, trials: Trials, rate: Rate, seconds: float) -> TrialResult:
+        self._start()
         try:
-            for rate in self.settings.step_rates:
-                result.steps.append(self._trial(rate, self.settings.step_seconds, result))
-            self._sustain_search(result)
+            trial = trials.run(rate, seconds, self.subject)
+            self.result.peak_rss = max(self.result.peak_rss, self.subject.peak_rss_bytes())
         finally:
-            self._note_peak(result)
-        return result
-
-    def _trial(self, rate: float | None, seconds: float, result: SubjectResult) -> TrialResult:
-        trial = self.trials.run(rate, seconds, self.subject)
+            self.subject.stop()
         say(_line(self.subject.name, trial))
-        if trial.drain is not None and trial.drain.ended_by == "cap" and self._busy():
-            self._restart(result, f"backlog after trial {trial.trial}")
-        elif not self.subject.alive():
-            self._restart(result, f"exited during trial {trial.trial}")
         return trial
 
-    def _sustain_search(self, result: SubjectResult) -> None:
-        for rate in self._candidates(result)[: self.settings.max_sustain_trials]:
-            if time.monotonic() + self._trial_cost() > self.deadline:
-                result.sustain_skipped.append(_rate_text(rate))
-                continue
-            trial = self._trial(rate, self.settings.sustain_seconds, result)
-            result.sustain.append(trial)
-            if trial.sustained:
-                return
-
-    def _candidates(self, result: SubjectResult) -> list[float | None]:
-        failed = [t.score.write_rate for t in result.steps if not t.sustained]
+    def plan_sustain(self) -> None:
+        """Flat out unless a step lost changes, then fixed rates below the lowest that lost."""
+        failed = [t.score.write_rate for t in self.result.steps if not t.sustained]
         ceiling = min(failed, default=float("inf"))
-        fixed: list[float | None] = [r for r in self.settings.sustain_ladder if r < ceiling]
-        return ([None] if not failed else []) + fixed
+        fixed: list[Rate] = [r for r in self.settings.sustain_ladder if r < ceiling]
+        candidates = ([None] if not failed else []) + fixed
+        self.candidates = candidates[: self.settings.max_sustain_trials]
 
-    def _trial_cost(self) -> float:
-        return self.settings.sustain_seconds + self.settings.drain_cap + 5.0
+    def _start(self) -> None:
+        self.subject.start()
+        ready = self.subject.wait_ready(self.settings.ready_timeout)
+        first = not self.result.ready_seconds
+        self.result.ready_seconds.append(ready)
+        if first:
+            self.result.rss_after_ready = self.subject.rss_bytes()
+        self.result.settle_seconds.append(self._settle())
+        if first:
+            self.result.idle_cpu_fraction = self._cpu_fraction(IDLE_SECONDS)
+        say(
+            f"{self.subject.name}: ready in {ready:.2f} s, settled "
+            f"{self.result.settle_seconds[-1]:.1f} s later"
+        )
 
     def _settle(self) -> float:
-        """Seconds until the subject's work after ready (e.g. on the initial list) is done."""
+        """Seconds until the work it does after ready (on the initial list) is done."""
         started = time.monotonic()
         while time.monotonic() - started < SETTLE_CAP:
             if self._cpu_fraction(1.0) < SETTLED_CPU_FRACTION:
@@ -131,23 +131,36 @@ class SubjectRun:
         time.sleep(seconds)
         return (self.subject.cpu_seconds() - before) / seconds
 
-    def _busy(self) -> bool:
-        return self._cpu_fraction(1.0) > BUSY_CPU_FRACTION
 
-    def _restart(self, result: SubjectResult, why: str) -> None:
-        self._note_peak(result)
-        self.subject.stop()
-        self.subject.start()
-        ready = self.subject.wait_ready(self.settings.ready_timeout)
-        result.restarts.append({"why": why, "ready_seconds": ready})
-        say(f"{self.subject.name}: restarted ({why}), ready in {ready:.2f} s")
+def compare(
+    runs: Sequence[SubjectRun], trials: Trials, settings: Settings, deadline: float
+) -> None:
+    """The steps, then the sustain search, the subjects taking turns."""
+    for step_rate in settings.step_rates:
+        for run in runs:
+            run.result.steps.append(run.trial(trials, step_rate, settings.step_seconds))
+    for run in runs:
+        run.plan_sustain()
+    for round_ in range(settings.max_sustain_trials):
+        for run in runs:
+            if not run.done and round_ < len(run.candidates):
+                _sustain_trial(run, run.candidates[round_], trials, deadline)
 
-    def _note_peak(self, result: SubjectResult) -> None:
-        if self.subject.alive():
-            result.peak_rss = max(result.peak_rss, self.subject.peak_rss_bytes())
+
+def _sustain_trial(run: SubjectRun, rate: Rate, trials: Trials, deadline: float) -> None:
+    settings = run.settings
+    result = run.result
+    start = max(r + s for r, s in zip(result.ready_seconds, result.settle_seconds, strict=True))
+    cost = start + settings.sustain_seconds + settings.drain_cap + START_DELAY
+    if time.monotonic() + cost > deadline:
+        run.result.sustain_skipped.append(_rate_text(rate))
+        return
+    trial = run.trial(trials, rate, settings.sustain_seconds)
+    run.result.sustain.append(trial)
+    run.done = trial.sustained
 
 
-def _rate_text(rate: float | None) -> str:
+def _rate_text(rate: Rate) -> str:
     return "flat out" if rate is None else f"{rate:.0f}/s"
 
 

@@ -17,9 +17,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from bench.e2e.cpu import CpuShares
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import Settings
-from bench.e2e.trials import CpuShares, TrialResult
+from bench.e2e.trials import TrialResult
 from tests.controlplane import assets
 
 MIB = 1024 * 1024
@@ -66,7 +67,7 @@ COSTS = (
 def _headline(result: SubjectResult) -> Json:
     step = result.step(HEADLINE_RATE)
     return {
-        "ready_seconds": result.ready_seconds,
+        "ready_seconds": result.first_ready,
         "peak_rss_mib": result.peak_rss / MIB,
         "cpu_per_1000_at_200": step.cpu_per_1000 if step else None,
         "p99_ms_at_200": step.score.latency.p99 if step else None,

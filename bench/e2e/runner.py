@@ -7,8 +7,9 @@
 3. The receiver, and the churn's worker processes.
 4. A probe: the churn flat out with no subject running, i.e. what this
    control plane can write on this machine.
-5. kube-notifier, then the baseline, each alone (``measuring``): ready
-   time, latency steps, sustain search, CPU, peak RSS.
+5. kube-notifier and the baseline taking turns, a fresh process per
+   trial (``measuring``): ready time, latency steps, sustain search, CPU,
+   peak RSS.
 6. The report: a table on stdout, JSON in bench/results/e2e.json.
 
 Every process started is stopped by PID in ``finally`` blocks: subjects,
@@ -28,11 +29,12 @@ from typing import Any
 from bench.e2e import fleet, report
 from bench.e2e.api import ApiConnection, Endpoint
 from bench.e2e.churn import Churn
-from bench.e2e.measuring import SubjectResult, SubjectRun, say
+from bench.e2e.cpu import CpuMeter
+from bench.e2e.measuring import SubjectResult, SubjectRun, compare, say
 from bench.e2e.receiver import Receiver
 from bench.e2e.settings import FULL, QUICK, Settings
-from bench.e2e.subjects import Baseline, KubeNotifier, Subject
-from bench.e2e.trials import CpuMeter, Trials
+from bench.e2e.subjects import Baseline, KubeNotifier
+from bench.e2e.trials import Trials
 from tests.controlplane.cluster import ControlPlane
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,14 +69,6 @@ def control_plane_pids(plane: ControlPlane) -> list[int]:
     return [p.pid for p in processes if p is not None and p.pid is not None]
 
 
-def measure(subject: Subject, trials: Trials, settings: Settings, deadline: float) -> SubjectResult:
-    say(f"{subject.name}: starting with the fleet in place")
-    try:
-        return SubjectRun(subject, trials, settings, deadline).measure()
-    finally:
-        subject.stop()
-
-
 def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, SubjectResult]]:
     """The report (JSON-able) and each subject's results."""
     started = time.monotonic()
@@ -98,10 +92,14 @@ def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, S
         )
         probe = trials.run(None, settings.probe_seconds, None)
         say(f"control plane flat out, no subject: {probe.score.write_rate:.0f} patches/s")
-        results = {}
-        for kind in (KubeNotifier, Baseline):
-            subject = kind(work_dir, plane.kubeconfig, receiver.url)
-            results[subject.name] = measure(subject, trials, settings, deadline)
+        runs = [
+            SubjectRun(kind(work_dir, plane.kubeconfig, receiver.url), settings)
+            for kind in (KubeNotifier, Baseline)
+        ]
+        for run_ in runs:
+            stack.callback(run_.subject.stop)
+        compare(runs, trials, settings, deadline)
+        results = {run_.subject.name: run_.result for run_ in runs}
         return report.build(settings, setup, probe, results, started), results
 
 

@@ -6,25 +6,22 @@ until every accepted change has been told, or no churn notification came
 for ``quiet`` seconds, or ``drain_cap`` passed: whatever has not arrived
 by then is lost.
 
-CPU is accounted from the start of the churn to the end of the drain: the
-subject's user + system time (per 1,000 accepted changes: the figure the
-targets are about), the control plane's, the bench's own (this process and
-its children: churn workers, receiver) and, from /proc/stat, what the rest
-of the machine used meanwhile (other people's work on a shared machine).
+CPU (``cpu.CpuShares``) is accounted from the start of the churn to the
+end of the drain; the subject's share per 1,000 accepted changes is the
+figure the targets are about.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.e2e import procstat
 from bench.e2e.api import Endpoint
 from bench.e2e.background import Background, BackgroundCounts
 from bench.e2e.churn import Churn, ChurnPlan, trial_of
+from bench.e2e.cpu import CpuMeter, CpuShares
 from bench.e2e.receiver import Receiver
 from bench.e2e.scoring import Arrival, Score, Send, all_told, score
 from bench.e2e.settings import Settings
@@ -37,51 +34,6 @@ POLL = 0.5
 class Drain:
     seconds: float
     ended_by: str  # "all told", "quiet" or "cap"
-
-
-@dataclass(frozen=True)
-class CpuShares:
-    """CPU seconds used during one trial (churn and drain), by whom."""
-
-    wall: float
-    machine: float  # every core's busy time
-    subject: float
-    control_plane: float
-    bench: float  # this process and its children but the subject
-
-    @property
-    def others(self) -> float:
-        return max(0.0, self.machine - self.subject - self.control_plane - self.bench)
-
-    def as_json(self) -> dict[str, float]:
-        return asdict(self) | {"others": self.others}
-
-
-class CpuMeter:
-    """Snapshots of CPU time per party; ``since(snapshot)`` gives the shares in between."""
-
-    def __init__(self, control_plane_pids: Callable[[], list[int]]) -> None:
-        self._control_plane_pids = control_plane_pids
-
-    def snapshot(self, subject: Subject | None) -> CpuShares:
-        subjects = [subject.pid] if subject is not None and subject.alive() else []
-        control_plane = self._control_plane_pids()
-        # The control plane and the subject are this process's children too: not the bench.
-        mine = [os.getpid(), *procstat.children(os.getpid())]
-        bench = [pid for pid in mine if pid not in {*subjects, *control_plane}]
-        return CpuShares(
-            wall=time.monotonic(),
-            machine=procstat.machine_busy_seconds(),
-            subject=procstat.total_cpu_seconds(subjects),
-            control_plane=procstat.total_cpu_seconds(control_plane),
-            bench=procstat.total_cpu_seconds(bench),
-        )
-
-    def since(self, before: CpuShares, subject: Subject | None) -> CpuShares:
-        after = self.snapshot(subject)
-        return CpuShares(
-            *(getattr(after, f) - getattr(before, f) for f in CpuShares.__dataclass_fields__)
-        )
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """The last N decisions, for the operator asking "why did (or didn't) this arrive?".
 
-Each record says what transition was seen and which notifications the
-rules produced for it (rule and sink). Served at /debug/decisions when
+Each record says what transition was seen, which rules matched, muted or
+dropped it, what noise control suppressed (dedup, grouping, startup) and
+which notifications went to delivery (rule and sink). Served at /debug/decisions when
 enabled (off by default: object names are in it).
 """
 
@@ -11,7 +12,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from notifier.notifications import Notification
+from notifier.rules.engine import Decision
 from notifier.transitions.model import Transition
 
 
@@ -20,7 +21,7 @@ class DecisionLog:
         self._records: deque[dict[str, Any]] = deque(maxlen=size)
         self._lock = threading.Lock()
 
-    def record(self, transition: Transition, notifications: list[Notification]) -> None:
+    def record(self, transition: Transition, decision: Decision) -> None:
         entry = {
             "observed_at": transition.observed_at,
             "correlation_id": transition.correlation_id,
@@ -30,7 +31,13 @@ class DecisionLog:
             "entered": sorted(transition.entered),
             "signals": sorted(transition.signals),
             "changes": [f"{c.path}: {c.old} -> {c.new}" for c in transition.changes[:20]],
-            "notifications": [{"id": n.id, "rule": n.rule, "sink": n.sink} for n in notifications],
+            "matched": list(decision.matched),
+            "muted": list(decision.muted),
+            "dropped_by": decision.dropped_by,
+            "suppressed": [{"rule": rule, "reason": why} for rule, why in decision.suppressed],
+            "notifications": [
+                {"id": n.id, "rule": n.rule, "sink": n.sink} for n in decision.notifications
+            ],
         }
         with self._lock:
             self._records.append(entry)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from notifier.notifications import Message, Notification
@@ -49,6 +49,28 @@ class _Pending:
     context: dict[str, Any]
 
 
+@dataclass(slots=True)
+class Decision:
+    """One transition's fate, for /debug/decisions and the logs."""
+
+    matched: tuple[str, ...]  # rules that routed it
+    muted: tuple[str, ...] = ()
+    dropped_by: str | None = None
+    notifications: list[Notification] = field(default_factory=list)
+    suppressed: list[tuple[str, str]] = field(default_factory=list)  # (rule or "", reason)
+
+    @classmethod
+    def of(cls, evaluation: Evaluation) -> Decision:
+        decision = cls(
+            matched=tuple(rule.name for rule in evaluation.routes),
+            muted=tuple(rule.name for rule in evaluation.muted),
+            dropped_by=evaluation.dropped_by.name if evaluation.dropped_by else None,
+        )
+        if evaluation.suppressed is not None:
+            decision.suppressed.append(("", evaluation.suppressed.value))
+        return decision
+
+
 class RulesEngine:
     def __init__(
         self,
@@ -66,21 +88,25 @@ class RulesEngine:
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
+        return self.decide(transition, now).notifications
+
+    def decide(self, transition: Transition, now: float | None = None) -> Decision:
+        """What the rules made of ``transition``: what to send now, and why not the rest."""
         now = self._clock() if now is None else now
         ruleset = self._rulesets()
         context = EvalContext(now, self._namespace_labels, self._owner_of)
         evaluation = ruleset.evaluate(transition, context)
         _count(evaluation)
+        decision = Decision.of(evaluation)
         if not evaluation.routes:
-            return []
+            return decision
         owner = safely(self._owner_of, transition.obj)
         base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
-        notifications: list[Notification] = []
         for rule in evaluation.routes:
             if rule.sinks:
                 pending = _Pending(rule, transition, {**base, "rule": rule.name})
-                notifications += self._offer(pending, now)
-        return notifications
+                decision.notifications.extend(self._offer(pending, now, decision))
+        return decision
 
     def tick(self, now: float | None = None) -> list[Notification]:
         """Digests (and lone group members) whose time has come."""
@@ -90,7 +116,7 @@ class RulesEngine:
     def next_due(self) -> float | None:
         return self._noise.next_due()
 
-    def _offer(self, pending: _Pending, now: float) -> list[Notification]:
+    def _offer(self, pending: _Pending, now: float, decision: Decision) -> list[Notification]:
         rule = pending.rule
         admission = self._noise.offer(
             pending,
@@ -102,6 +128,7 @@ class RulesEngine:
         )
         if admission.suppressed is not None:
             metrics.count_suppressed(admission.suppressed)
+            decision.suppressed.append((rule.name, admission.suppressed.value))
         return [] if admission.release is None else self._render(admission.release, now)
 
     def _render(self, release: Release[_Pending], now: float) -> list[Notification]:

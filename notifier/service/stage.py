@@ -13,16 +13,16 @@ import time
 from collections.abc import Callable
 
 from notifier.notifications import Notification
-from notifier.rules.engine import RulesEngine
+from notifier.rules.engine import Decision, RulesEngine
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
 
 Submit = Callable[[Notification], None]
-Observer = Callable[[Transition, list[Notification]], None]
+Observer = Callable[[Transition, Decision], None]
 
 
-def _ignore(_transition: Transition, _notifications: list[Notification]) -> None:
+def _ignore(_transition: Transition, _decision: Decision) -> None:
     return None
 
 
@@ -34,7 +34,8 @@ class RoutingStage:
 
     def handle(self, transitions: list[Transition]) -> None:
         for transition in transitions:
-            notifications = self._engine.process(transition)
+            decision = self._engine.decide(transition)
+            notifications = decision.notifications
             if notifications and log.isEnabledFor(logging.DEBUG):
                 log.debug(
                     "%s %s %s: %s",
@@ -46,7 +47,7 @@ class RoutingStage:
                 )
             for notification in notifications:
                 self._submit(notification)
-            self._observe(transition, notifications)
+            self._observe(transition, decision)
 
 
 class Ticker:

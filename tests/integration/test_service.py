@@ -342,6 +342,8 @@ def test_debug_decisions_show_what_matched_and_are_off_by_default(
     kube = Kube(control_plane)
     ns = kube.namespace("debug")
     kube.create_pod(ns, "api")
+    kube.create_pod(ns, "old")
+    _crashloop(kube, ns, "old")  # already failing at start: matched, but quiet (startup)
     config = _config(tmp_path, ns, receiver.url)
     plain = ServiceProcess(config, control_plane.kubeconfig, "none").start()
     try:
@@ -358,5 +360,11 @@ def test_debug_decisions_show_what_matched_and_are_off_by_default(
         crash = next(d for d in decisions if "CrashLoopBackOff" in d["entered"])
         assert crash["object"] == f"Pod/{ns}/api"
         assert [(n["rule"], n["sink"]) for n in crash["notifications"]] == [("crashloops", "hook")]
+        assert crash["matched"] == ["crashloops"]
+        start = next(d for d in decisions if d["origin"] == "initial_list")
+        assert (
+            start["notifications"] == []
+            and {"rule": "", "reason": "startup"} in start["suppressed"]
+        )
     finally:
         assert service.stop() == 0, service.output()

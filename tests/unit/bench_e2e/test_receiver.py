@@ -1,0 +1,64 @@
+"""The receiver keeps (pod, seq, arrival time) for churn notifications and counts the rest."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from bench.e2e.receiver import Receiver
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    server = Receiver({"bench-0/pod-00000": 0, "bench-1/pod-00001": 1}).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def post(receiver: Receiver, body: Any) -> int:
+    data = body if isinstance(body, bytes) else json.dumps(body).encode()
+    request = urllib.request.Request(receiver.url, data=data, method="POST")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return int(response.status)
+
+
+def payload(rule: str, namespace: str, name: str, labels: dict[str, str]) -> dict[str, Any]:
+    """The fields of kube-notifier's built-in payload the receiver reads (docs/rules.md)."""
+    obj = {"kind": "Pod", "namespace": namespace, "name": name, "labels": labels}
+    return {"schema": "kube-notifier/v1", "rule": rule, "object": obj}
+
+
+def test_churn_notifications_become_arrivals_stamped_on_arrival(receiver: Receiver) -> None:
+    before = time.monotonic()
+    labels = {"bench": "1", "seq": "3000007", "app": "x"}
+    assert post(receiver, payload("bench-seq", "bench-1", "pod-00001", labels)) == 200
+    arrivals, others = receiver.take()
+    assert len(arrivals) == 1
+    pod, seq, at = arrivals[0]
+    assert (pod, seq) == (1, 3000007)
+    assert before <= at <= time.monotonic()
+    assert not others
+
+
+def test_everything_else_is_counted_by_rule(receiver: Receiver) -> None:
+    post(receiver, payload("pod-failures", "bench-2", "bg-1-000001", {"app": "x"}))
+    post(receiver, payload("bench-seq", "bench-9", "pod-09999", {"bench": "1", "seq": "5"}))
+    post(receiver, b"not json")
+    arrivals, others = receiver.take()
+    assert arrivals == []
+    assert others == {"pod-failures": 1, "bench-seq": 1, "unparsed": 1}
+
+
+def test_take_hands_over_and_forgets(receiver: Receiver) -> None:
+    post(receiver, payload("bench-seq", "bench-0", "pod-00000", {"bench": "1", "seq": "1"}))
+    assert len(receiver.peek()) == 1
+    assert receiver.count() == 1
+    assert len(receiver.take()[0]) == 1
+    assert receiver.take() == ([], {})
