@@ -32,18 +32,14 @@ def say(text: str) -> None:
     print(f"\n\033[1m== {text}\033[0m", flush=True)
 
 
-def _printing_receiver() -> WebhookServer:
-    server = WebhookServer()
-    original = server._respond  # wrap the test server's responder to print
+class PrintingReceiver(WebhookServer):
+    """The local webhook receiver: prints the first line of what each POST says."""
 
-    def respond(request: ReceivedRequest) -> Reply:
+    def _respond(self, request: ReceivedRequest) -> Reply:
         body = request.json()
         summary = body.get("text") or body.get("summary") or json.dumps(body)[:200]
         print(f"  [webhook] {str(summary).splitlines()[0][:160]}", flush=True)
-        return original(request)
-
-    server._respond = respond  # type: ignore[method-assign]
-    return server
+        return super()._respond(request)
 
 
 def _deployment(name: str, image: str, replicas: int, stage: str | None = None) -> dict[str, Any]:
@@ -126,7 +122,7 @@ def summary(port: int) -> None:
 
 def main() -> int:
     plane = ControlPlane()
-    receiver = _printing_receiver()
+    receiver = PrintingReceiver()
     service: subprocess.Popen[bytes] | None = None
     try:
         say("starting etcd, kube-apiserver, controller-manager, scheduler, kwok")

@@ -11,8 +11,10 @@ certificate and reads (and drops) the response. One connection per thread.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
+import socket
 import ssl
 from dataclasses import dataclass
 from typing import Any
@@ -59,7 +61,7 @@ class ApiError(RuntimeError):
 class ApiConnection:
     """Requests on one keep-alive connection, reconnecting once if the server closed it."""
 
-    def __init__(self, endpoint: Endpoint, timeout: float = 30.0) -> None:
+    def __init__(self, endpoint: Endpoint, timeout: float | None = 30.0) -> None:
         self._endpoint = endpoint
         self._context = endpoint.ssl_context()
         self._timeout = timeout
@@ -85,9 +87,25 @@ class ApiConnection:
             raise ApiError(method, path, status, payload)
         return payload
 
+    def stream(self, path: str) -> http.client.HTTPResponse:
+        """GET ``path`` and hand over the open response (a watch: read it line by line)."""
+        conn = self._connection()
+        conn.request("GET", path, headers={"Accept": JSON, "User-Agent": USER_AGENT})
+        response = conn.getresponse()
+        if response.status != 200:
+            raise ApiError("GET", path, response.status, response.read())
+        return response
+
     def connect(self) -> None:
         """Open the connection now (TLS handshake included) rather than on the first request."""
         self._connection().connect()
+
+    def abort(self) -> None:
+        """Close at once, waking a thread blocked reading a stream (close alone may not)."""
+        if self._conn is not None and self._conn.sock is not None:
+            with contextlib.suppress(OSError):
+                self._conn.sock.shutdown(socket.SHUT_RDWR)
+        self.close()
 
     def close(self) -> None:
         if self._conn is not None:

@@ -28,7 +28,8 @@ from typing import Any, Protocol
 
 from bench.e2e.api import MERGE_PATCH, ApiConnection, Endpoint, pod_path
 from bench.e2e.fleet import SEQ_LABEL
-from bench.e2e.scoring import Send
+from bench.e2e.scoring import Arrival, Send
+from bench.e2e.watchfloor import watch_arrivals
 
 SEQ_STRIDE = 1_000_000
 START_DELAY = 1.0  # seconds for the worker processes to connect before the first patch
@@ -55,27 +56,31 @@ def trial_of(seq: int) -> int:
 
 
 class Churn:
-    """A pool of worker processes, kept for all trials (spawning costs a second each time)."""
+    """Worker processes kept for all trials (spawning costs a second each time): the
+    patching shares, and one more for the watch floor (``watchfloor``)."""
 
     def __init__(self, endpoint: Endpoint, processes: int) -> None:
         self._endpoint = endpoint
         self._processes = processes
         context = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(processes, mp_context=context)
+        self._pool = ProcessPoolExecutor(processes + 1, mp_context=context)
         # Workers are spawned on demand: make them all now, not during the first trial.
-        for future in [self._pool.submit(time.sleep, 0.5) for _ in range(processes)]:
+        for future in [self._pool.submit(time.sleep, 0.5) for _ in range(processes + 1)]:
             future.result()
 
-    def run(self, plan: ChurnPlan) -> list[Send]:
-        """Run one trial to its end; every send of every process."""
+    def run(self, plan: ChurnPlan) -> tuple[list[Send], list[Arrival]]:
+        """Run one trial to its end: every send of every process, and the watch floor's
+        arrivals (it returns once the churn's events stopped coming)."""
         if plan.processes != self._processes:
             raise ValueError(f"plan wants {plan.processes} processes, pool has {self._processes}")
         start = time.monotonic() + START_DELAY
+        floor = self._pool.submit(watch_arrivals, self._endpoint, plan.pods, start + plan.seconds)
         futures = [
             self._pool.submit(patch_share, self._endpoint, plan, share, start)
             for share in range(plan.processes)
         ]
-        return [send for future in futures for send in future.result()]
+        sends = [send for future in futures for send in future.result()]
+        return sends, floor.result()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

@@ -56,6 +56,12 @@ class SubjectResult:
         rates = [t.score.write_rate for t in self.sustain if t.sustained]
         return max(rates) if rates else None
 
+    @property
+    def kept_up_flat_out(self) -> bool:
+        """Lost nothing with the churn as fast as the control plane took it: the rate it
+        sustained is then the control plane's, not its own limit."""
+        return any(t.sustained and t.target_rate is None for t in self.sustain)
+
     def step(self, rate: float) -> TrialResult | None:
         return next((t for t in self.steps if t.target_rate == rate), None)
 
@@ -72,6 +78,7 @@ class SubjectResult:
             "sustain": [t.as_json() for t in self.sustain],
             "sustain_skipped": self.sustain_skipped,
             "highest_sustained_rate": self.highest_sustained,
+            "kept_up_flat_out": self.kept_up_flat_out,
         }
 
 

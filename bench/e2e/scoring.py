@@ -19,6 +19,11 @@ webhook request naming a Pod and the ``seq`` label it saw.
 
 Changes the API server refused are counted as ``rejected`` and expected by
 nobody.
+
+With the watch floor's arrivals (``watchfloor``): ``watch_latency`` is send
+-> a bare watcher (the control plane's part), ``added`` is that watcher's
+arrival -> the webhook's (the subject's part), and ``watch_missed`` counts
+accepted changes the watcher never saw.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 Send = tuple[int, int, float, float, int]
@@ -80,6 +85,9 @@ class Score:
     latency: Latency  # send -> webhook arrival, changes told exactly
     after_answer: Latency  # API server's answer read -> webhook arrival
     write_latency: Latency  # send -> API server answer
+    watch_latency: Latency  # send -> a bare watcher
+    added: Latency  # a bare watcher -> webhook arrival: what the subject adds
+    watch_missed: int
 
     @property
     def nothing_lost(self) -> bool:
@@ -89,11 +97,17 @@ class Score:
         return asdict(self)
 
 
-def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) -> Score:
+def score(
+    sends: Iterable[Send],
+    arrivals: Iterable[Arrival],
+    seconds: float,
+    watched: Iterable[Arrival] = (),
+) -> Score:
     """Score one trial that lasted ``seconds`` (the churn's duration, for the rate)."""
     accepted = [s for s in sends if 200 <= s[4] < 300]
     rejected = [s for s in sends if not 200 <= s[4] < 300]
     first, counts, newest = _index(arrivals)
+    seen = _index(watched)[0]
     latencies: list[float] = []
     after_answer: list[float] = []
     coalesced = lost = 0
@@ -106,6 +120,7 @@ def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) ->
             coalesced += 1
         else:
             lost += 1
+    floor = _floor(accepted, first, seen)
     return Score(
         sent=len(accepted) + len(rejected),
         accepted=len(accepted),
@@ -118,7 +133,36 @@ def score(sends: Iterable[Send], arrivals: Iterable[Arrival], seconds: float) ->
         latency=Latency.of(latencies),
         after_answer=Latency.of(after_answer),
         write_latency=Latency.of([s[3] - s[2] for s in accepted]),
+        watch_latency=Latency.of(floor.to_watcher),
+        added=Latency.of(floor.added),
+        watch_missed=floor.missed,
     )
+
+
+@dataclass
+class _Floor:
+    to_watcher: list[float] = field(default_factory=list)
+    added: list[float] = field(default_factory=list)
+    missed: int = 0
+
+
+def _floor(
+    accepted: Iterable[Send],
+    told: dict[tuple[int, int], float],
+    seen: dict[tuple[int, int], float],
+) -> _Floor:
+    floor = _Floor()
+    if not seen:
+        return floor  # no watch floor in this trial
+    for pod, seq, sent, _answered, _status in accepted:
+        watched = seen.get((pod, seq))
+        if watched is None:
+            floor.missed += 1
+            continue
+        floor.to_watcher.append(watched - sent)
+        if (pod, seq) in told:
+            floor.added.append(told[(pod, seq)] - watched)
+    return floor
 
 
 def _index(

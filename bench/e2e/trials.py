@@ -105,7 +105,7 @@ class Trials:
         before = self.meter.snapshot(subject)
         background = Background(self.endpoint, self.settings.size, self.settings.background, trial)
         with background as counts:
-            sends = self.churn.run(plan)
+            sends, watched = self.churn.run(plan)
         drain = self._drain(sends, trial) if subject else None
         cpu = self.meter.since(before, subject)
         arrivals, others = self.receiver.take()
@@ -114,7 +114,7 @@ class Trials:
             trial,
             rate,
             seconds,
-            score(sends, mine, seconds),
+            score(sends, mine, seconds, [w for w in watched if trial_of(w[1]) == trial]),
             drain,
             cpu,
             counts,

@@ -93,3 +93,12 @@ def test_the_report_is_json_and_the_table_shows_every_trial(
     rows = [line.split()[:3] for line in text.splitlines()]
     trials = [row for row in rows if len(row) == 3 and row[1] in {"step", "sustain"}]
     assert [name for name, *_ in trials] == ["kube-notifier"] * 4 + ["baseline"] * 5
+
+
+def test_no_rate_ratio_when_both_kept_up_with_all_the_control_plane_wrote(
+    results: dict[str, SubjectResult],
+) -> None:
+    results["baseline"].sustain = [trial(None, achieved=250, seconds=60)]
+    data = built(results)
+    assert data["ratios"]["ours_over_baseline"]["highest_sustained_rate"] is None
+    assert data["headline"]["baseline"]["kept_up_flat_out"] is True
