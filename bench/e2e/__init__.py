@@ -9,7 +9,9 @@ CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
 cached. ``python -m bench.e2e [--quick]``; docs/benchmarks.md has the figures.
 
 Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
-``churn`` / ``background`` (the changes), ``receiver``, ``scoring`` (pure),
-``subjects`` / ``baseline`` / ``procstat``, ``trials`` / ``measuring``
-(one trial, one subject), ``settings``, ``report``, ``runner``.
+``churn`` / ``background`` (the changes), ``receiver`` (the webhook end),
+``watchfloor`` (a bare watcher: the control plane's part of the latency),
+``scoring`` (pure), ``subjects`` / ``baseline``, ``procstat`` / ``cpu``
+(who used the CPU), ``trials`` / ``measuring`` (one trial; the subjects
+taking turns), ``settings``, ``report``, ``runner``.
 """

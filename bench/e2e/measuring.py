@@ -178,7 +178,8 @@ def _line(name: str, trial: TrialResult) -> str:
     return (
         f"{name}: trial {trial.trial} {_rate_text(trial.target_rate)} x {trial.seconds:.0f}s: "
         f"wrote {s.write_rate:.0f}/s, told {s.told_exactly}+{s.coalesced} coalesced, "
-        f"lost {s.lost}, p50/p99 {s.latency.p50:.0f}/{s.latency.p99:.0f} ms{cpu}{drain}"
+        f"lost {s.lost}, p50/p99 {s.latency.p50:.0f}/{s.latency.p99:.0f} ms "
+        f"(added {s.added.p50:.0f}/{s.added.p99:.0f}){cpu}{drain}"
     )
 
 

@@ -101,13 +101,12 @@ def score(
     sends: Iterable[Send],
     arrivals: Iterable[Arrival],
     seconds: float,
-    watched: Iterable[Arrival] = (),
+    watched: Iterable[Arrival] | None = None,
 ) -> Score:
     """Score one trial that lasted ``seconds`` (the churn's duration, for the rate)."""
     accepted = [s for s in sends if 200 <= s[4] < 300]
     rejected = [s for s in sends if not 200 <= s[4] < 300]
     first, counts, newest = _index(arrivals)
-    seen = _index(watched)[0]
     latencies: list[float] = []
     after_answer: list[float] = []
     coalesced = lost = 0
@@ -120,7 +119,7 @@ def score(
             coalesced += 1
         else:
             lost += 1
-    floor = _floor(accepted, first, seen)
+    floor = _Floor() if watched is None else _floor(accepted, first, _index(watched)[0])
     return Score(
         sent=len(accepted) + len(rejected),
         accepted=len(accepted),
@@ -152,8 +151,6 @@ def _floor(
     seen: dict[tuple[int, int], float],
 ) -> _Floor:
     floor = _Floor()
-    if not seen:
-        return floor  # no watch floor in this trial
     for pod, seq, sent, _answered, _status in accepted:
         watched = seen.get((pod, seq))
         if watched is None:

@@ -117,11 +117,17 @@ class Subject(ABC):
         """Seconds from launch to ready; RuntimeError if it exits or takes over ``timeout``."""
         while time.monotonic() - self.started_at < timeout:
             if self.proc is None or self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} exited before ready; see {self.log_path}")
+                raise RuntimeError(f"{self.name} exited before ready:\n{self.log_tail()}")
             if self.is_ready():
                 return time.monotonic() - self.started_at
             time.sleep(0.02)
-        raise RuntimeError(f"{self.name} not ready in {timeout:.0f}s; see {self.log_path}")
+        raise RuntimeError(f"{self.name} not ready in {timeout:.0f}s:\n{self.log_tail()}")
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of its output (the work directory is removed when the run ends)."""
+        if not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -10,15 +10,17 @@ subject adds (decode, decide, render, deliver). On a saturated 2-core
 machine the first can be seconds, which the second tells apart.
 
 The watch starts from the resourceVersion of a list made when the process
-starts (before the churn's first patch) and stops once the churn has ended
-and no churn event came for ``QUIET`` seconds, or ``CAP`` seconds after
-the end.
+starts (before the churn's first patch), resumes from the last one seen if
+the API server ends it (it closes watchers it finds slow), and stops once
+the churn has ended and no churn event came for ``QUIET`` seconds, or
+``CAP`` seconds after the end.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import threading
 import time
 import urllib.parse
@@ -37,43 +39,78 @@ def watch_arrivals(
     endpoint: Endpoint, pods: tuple[tuple[str, str], ...], end: float
 ) -> list[Arrival]:
     """Arrivals of churn changes at a bare watcher until quiet; ``end``: when the churn stops."""
-    index = {f"{ns}/{name}": i for i, (ns, name) in enumerate(pods)}
-    connection = ApiConnection(endpoint, timeout=None)
-    listed = json.loads(connection.call("GET", f"/api/v1/pods?labelSelector={SELECTOR}&limit=1"))
-    version = listed["metadata"]["resourceVersion"]
-    path = f"/api/v1/pods?watch=1&labelSelector={SELECTOR}&resourceVersion={version}"
-    response = connection.stream(path)
-    arrivals: list[Arrival] = []
-    reader = threading.Thread(
-        target=_read, args=(response, index, arrivals), name="watch-floor", daemon=True
-    )
+    watcher = _Watcher(endpoint, {f"{ns}/{name}": i for i, (ns, name) in enumerate(pods)}, end)
+    reader = threading.Thread(target=watcher.run, name="watch-floor", daemon=True)
     reader.start()
-    _wait_until_quiet(arrivals, end)
-    connection.abort()  # ends the reader's blocking read
+    _wait_until_quiet(watcher.arrivals, end)
+    watcher.stop()
     reader.join(5)
-    return list(arrivals)
+    return list(watcher.arrivals)
 
 
-def _read(lines: Iterable[bytes], index: dict[str, int], arrivals: list[Arrival]) -> None:
-    with contextlib.suppress(OSError, ValueError):  # the stream is closed under it at the end
+class _Watcher:
+    """Watches from a fresh list's resourceVersion; a stream the server ends is resumed from
+    the last resourceVersion seen (the API server closes watchers it finds slow). Every
+    stream asks the server to end it by ``end + CAP``, so none outlives its trial."""
+
+    def __init__(self, endpoint: Endpoint, index: dict[str, int], end: float) -> None:
+        self.index = index
+        self._end = end
+        self.arrivals: list[Arrival] = []
+        self._connection = ApiConnection(endpoint, timeout=None)
+        self._stopping = threading.Event()
+        query = f"/api/v1/pods?labelSelector={SELECTOR}&limit=1"
+        self._version = json.loads(self._connection.call("GET", query))["metadata"][
+            "resourceVersion"
+        ]
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            timeout = max(1, math.ceil(self._end + CAP - time.monotonic()))
+            path = (
+                f"/api/v1/pods?watch=1&labelSelector={SELECTOR}"
+                f"&resourceVersion={self._version}&timeoutSeconds={timeout}"
+            )
+            # Shut down under this thread at the end, or ended by the server: http.client then
+            # fails in odd ways (OSError, ValueError, AttributeError), all meaning "reopen".
+            with contextlib.suppress(Exception):
+                self._read(self._connection.stream(path))
+            self._connection.close()
+            self._stopping.wait(0.1)  # a server that refuses at once is not asked in a loop
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._connection.abort()  # ends the reader's blocking read
+
+    def _read(self, lines: Iterable[bytes]) -> None:
         for line in lines:
             arrived = time.monotonic()
-            arrival = parse_event(line, index, arrived)
+            if self._stopping.is_set():
+                return
+            arrival, version = parse_event(line, self.index, arrived)
+            if version is None:  # an ERROR event (410 Gone): nothing to resume from
+                self._stopping.set()
+                return
+            self._version = version
             if arrival is not None:
-                arrivals.append(arrival)
+                self.arrivals.append(arrival)
 
 
-def parse_event(line: bytes, index: dict[str, int], arrived: float) -> Arrival | None:
-    """The churn Pod and seq of a MODIFIED watch event, or None."""
+def parse_event(
+    line: bytes, index: dict[str, int], arrived: float
+) -> tuple[Arrival | None, str | None]:
+    """(the churn Pod and seq of a MODIFIED event or None, the event's resourceVersion or
+    None for an ERROR event)."""
     event = json.loads(line)
-    if event.get("type") != "MODIFIED":
-        return None
+    if event.get("type") == "ERROR":
+        return None, None
     meta = event["object"]["metadata"]
+    version = str(meta.get("resourceVersion"))
     pod = index.get(f"{meta.get('namespace')}/{meta.get('name')}")
     seq = (meta.get("labels") or {}).get(SEQ_LABEL)
-    if pod is None or seq is None:
-        return None
-    return pod, int(seq), arrived
+    if event.get("type") != "MODIFIED" or pod is None or seq is None:
+        return None, version
+    return (pod, int(seq), arrived), version
 
 
 def _wait_until_quiet(arrivals: list[Arrival], end: float) -> None:

@@ -44,12 +44,14 @@ def test_services_are_headless_so_a_small_cluster_ip_range_is_enough() -> None:
 
 
 def test_the_background_schedule_merges_both_streams_in_time_order() -> None:
-    events = _schedule(BackgroundPlan(pods_per_second=2.0, rollouts_per_second=1.0), horizon=2.0)
-    assert [(offset, action) for offset, action, _n in events] == [
-        (0.0, "pod"),
-        (0.0, "roll"),
-        (0.5, "pod"),
-        (1.0, "pod"),
-        (1.0, "roll"),
-        (1.5, "pod"),
+    plan = BackgroundPlan(pods_per_second=2.0, rollouts_per_second=1.0, deployments_per_second=0.5)
+    events = _schedule(plan, horizon=2.0)
+    assert [(offset, action, n) for offset, action, n in events] == [
+        (0.0, "deployment", 0),
+        (0.0, "pod", 0),
+        (0.0, "roll", 0),
+        (0.5, "pod", 1),
+        (1.0, "pod", 2),
+        (1.0, "roll", 1),
+        (1.5, "pod", 3),
     ]

@@ -76,3 +76,20 @@ def test_all_told_needs_every_accepted_change_told_exactly_or_later() -> None:
     sends = [send(0, 1, 1.0), send(0, 2, 1.5), send(1, 1, 1.0), send(2, 1, 1.0, status=500)]
     assert not all_told(sends, [(0, 2, 2.0)])
     assert all_told(sends, [(0, 2, 2.0), (1, 1, 2.0)])
+
+
+def test_the_watch_floor_splits_latency_into_the_control_planes_part_and_the_subjects() -> None:
+    sends = [send(0, 1, 10.0), send(1, 1, 10.0), send(2, 1, 10.0)]
+    watched: list[Arrival] = [(0, 1, 10.3), (1, 1, 10.5)]
+    told: list[Arrival] = [(0, 1, 10.32), (1, 1, 10.6)]
+    result = score(sends, told, seconds=1.0, watched=watched)
+    assert result.watch_latency.count == 2
+    assert result.watch_latency.max == pytest.approx(500.0)
+    assert sorted([result.added.p50, result.added.max]) == pytest.approx([20.0, 100.0])
+    assert result.watch_missed == 1
+
+
+def test_without_a_watch_floor_nothing_is_missed_or_split() -> None:
+    result = score([send(0, 1, 10.0)], [(0, 1, 10.1)], seconds=1.0)
+    assert (result.watch_latency.count, result.added.count, result.watch_missed) == (0, 0, 0)
+    assert score([send(0, 1, 10.0)], [], seconds=1.0, watched=[]).watch_missed == 1
