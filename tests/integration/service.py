@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -9,9 +10,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import defaultdict
 from pathlib import Path
 
 from tests.controlplane.processes import free_port
+from tests.support.webhook_server import WebhookServer
 
 
 class ServiceProcess:
@@ -85,3 +88,13 @@ class ServiceProcess:
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+def keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
+    """Pod name -> the idempotency keys its accepted notifications arrived under."""
+    keys: dict[str, set[str]] = defaultdict(set)
+    for request in receiver.received():
+        if request.status == 200:
+            name = json.loads(request.body).get("object", {}).get("name", "?")
+            keys[name].add(request.header("Idempotency-Key") or "")
+    return keys

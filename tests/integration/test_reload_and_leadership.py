@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import time
-from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube, in_parallel
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, keys_by_pod
 from tests.integration.test_service import CONFIG, _crashloop
 from tests.support.webhook_server import WebhookServer
 
@@ -26,12 +23,6 @@ RULE_FOR_SERVICES = """
       events: [added]
     sinks: [hook]
 """
-
-
-@pytest.fixture
-def receiver() -> Iterator[WebhookServer]:
-    with WebhookServer() as server:
-        yield server
 
 
 def _config_map(kube: Kube, ns: str, text: str, *, create: bool = False) -> None:
@@ -90,16 +81,6 @@ def test_configmap_edit_applies_and_a_broken_edit_keeps_the_last_good_rules(
         assert service.stop() == 0, service.output()
 
 
-def _deliveries_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
-    """Pod name -> the idempotency keys it was delivered under."""
-    keys: dict[str, set[str]] = defaultdict(set)
-    for request in receiver.received():
-        body = json.loads(request.body)
-        name = body.get("object", {}).get("name") or "?"
-        keys[name].add(request.header("Idempotency-Key") or "")
-    return keys
-
-
 @pytest.mark.timeout(240)
 def test_two_replicas_one_delivers_and_the_standby_takes_over_on_sigkill(
     control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
@@ -132,7 +113,7 @@ def test_two_replicas_one_delivers_and_the_standby_takes_over_on_sigkill(
         standby = next(r for r in replicas if r is not leader)
 
         in_parallel(lambda n: _crashloop(kube, ns, n), pods[:20])
-        receiver.wait_for(lambda reqs: len(_deliveries_by_pod(receiver)) >= 20, timeout=30)
+        receiver.wait_for(lambda reqs: len(keys_by_pod(receiver)) >= 20, timeout=30)
         killed_at = time.monotonic()
         assert leader.proc is not None
         leader.proc.send_signal(signal.SIGKILL)
@@ -144,8 +125,8 @@ def test_two_replicas_one_delivers_and_the_standby_takes_over_on_sigkill(
             assert time.monotonic() < deadline, "the standby never took over"
             time.sleep(0.2)
         takeover = time.monotonic() - killed_at
-        receiver.wait_for(lambda reqs: len(_deliveries_by_pod(receiver)) >= 40, timeout=30)
-        keys = _deliveries_by_pod(receiver)
+        receiver.wait_for(lambda reqs: len(keys_by_pod(receiver)) >= 40, timeout=30)
+        keys = keys_by_pod(receiver)
         assert set(pods) <= set(keys)
         assert all(len(k) == 1 for name, k in keys.items() if name in pods), keys
         print(f"takeover after SIGKILL: {takeover:.1f}s; deliveries: {len(receiver.received())}")

@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import threading
 import time
-from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube, in_parallel
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, keys_by_pod
 from tests.integration.test_service import CONFIG, _crashloop
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def receiver() -> Iterator[WebhookServer]:
-    with WebhookServer() as server:
-        yield server
-
-
-def _keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
-    keys: dict[str, set[str]] = defaultdict(set)
-    for request in receiver.received():
-        if request.status == 200:
-            name = json.loads(request.body).get("object", {}).get("name", "?")
-            keys[name].add(request.header("Idempotency-Key") or "")
-    return keys
 
 
 def _setup(
@@ -74,10 +56,10 @@ def test_sigterm_during_churn_exits_zero_in_time_and_loses_nothing(
     second = ServiceProcess(config, control_plane.kubeconfig, state).start()
     try:
         second.wait_ready()
-        receiver.wait_for(lambda _: len(_keys_by_pod(receiver)) >= len(pods), timeout=40)
+        receiver.wait_for(lambda _: len(keys_by_pod(receiver)) >= len(pods), timeout=40)
     finally:
         assert second.stop() == 0, second.output()
-    keys = _keys_by_pod(receiver)
+    keys = keys_by_pod(receiver)
     assert set(pods) <= set(keys)
     assert all(len(keys[name]) == 1 for name in pods), "a repeat came under a new key"
 
@@ -100,7 +82,7 @@ def test_sigkill_with_deliveries_pending_delivers_them_after_restart(
     second = ServiceProcess(config, control_plane.kubeconfig, state).start()
     try:
         second.wait_ready()
-        receiver.wait_for(lambda _: len(_keys_by_pod(receiver)) >= len(pods), timeout=60)
+        receiver.wait_for(lambda _: len(keys_by_pod(receiver)) >= len(pods), timeout=60)
     finally:
         assert second.stop() == 0, second.output()
-    assert set(pods) <= set(_keys_by_pod(receiver))
+    assert set(pods) <= set(keys_by_pod(receiver))

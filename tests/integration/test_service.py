@@ -7,7 +7,6 @@ import os
 import re
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,12 +64,6 @@ def _crashloop(kube: Kube, ns: str, name: str) -> None:
         }
     }
     kube.core.patch_namespaced_pod_status(name, ns, status)
-
-
-@pytest.fixture
-def receiver() -> Iterator[WebhookServer]:
-    with WebhookServer() as server:
-        yield server
 
 
 def _config(tmp_path: Path, ns: str, url: str) -> Path:

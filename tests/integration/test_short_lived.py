@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,12 +14,6 @@ from tests.integration.service import ServiceProcess
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.fullcluster]
-
-
-@pytest.fixture
-def receiver() -> Iterator[WebhookServer]:
-    with WebhookServer() as server:
-        yield server
 
 
 @pytest.mark.timeout(180)
