@@ -7,7 +7,10 @@ rule (or a group digest) matched. A *delivery* is one attempt to send it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+MessageForm = Literal["text", "blocks", "payload"]
+ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload"})
 
 
 @dataclass(frozen=True, slots=True)

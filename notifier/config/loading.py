@@ -144,6 +144,7 @@ def _source_of(config: Config) -> RulesSource:
         templates=config.templates,
         mute_windows=config.mute_windows,
         sinks=config.sink_states(),
+        sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
     )
 

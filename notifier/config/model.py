@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from notifier.notifications import MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.sinks.config import SinkConfig
@@ -43,3 +44,7 @@ class Config(_Section):
     def sink_states(self) -> dict[str, bool]:
         """Every sink by name: enabled or not."""
         return {sink.name: sink.enabled for sink in self.sinks}
+
+    def sink_forms(self) -> dict[str, frozenset[MessageForm]]:
+        """Every sink by name: the message forms it sends."""
+        return {sink.name: sink.forms for sink in self.sinks}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from notifier.notifications import ALL_FORMS, MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import (
     Action,
@@ -45,6 +46,8 @@ class RulesSource:
     templates: Mapping[str, TemplateSpec] = field(default_factory=dict)
     mute_windows: Mapping[str, Sequence[MuteIntervalSpec]] = field(default_factory=dict)
     sinks: Mapping[str, bool] = field(default_factory=dict)  # name -> enabled
+    # name -> the message forms it sends; a sink not here is sent every form
+    sink_forms: Mapping[str, frozenset[MessageForm]] = field(default_factory=dict)
     cluster_name: str = ""
 
 
@@ -103,6 +106,7 @@ class _Compiler:
             kinds=kinds,
             namespaces=namespaces,
             sinks=sinks,
+            forms=self._forms(sinks),
             template=template,
             digest_template=digest,
             noise=self._noise(spec),
@@ -133,6 +137,7 @@ class _Compiler:
             kinds=frozenset(Kind),
             namespaces=None,
             sinks=self._enabled(defaults.sinks),
+            forms=self._forms(self._enabled(defaults.sinks)),
             template=template,
             digest_template=digest,
             noise=self._noise(RuleSpec(name=DEFAULT_ROUTE)),
@@ -181,6 +186,10 @@ class _Compiler:
 
     def _enabled(self, names: Sequence[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for name in names if self._source.sinks.get(name)))
+
+    def _forms(self, sinks: Sequence[str]) -> frozenset[MessageForm]:
+        known = self._source.sink_forms
+        return frozenset(form for name in sinks for form in known.get(name, ALL_FORMS))
 
     def _template(
         self, ref: str | TemplateSpec | None, default: str, path: KeyPath, role: Role

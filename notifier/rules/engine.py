@@ -136,7 +136,7 @@ class RulesEngine:
             return _render_digest(release, now)
         item = release.items[0]
         single = builtin_template(Role.SINGLE)
-        message, failed = render_message(item.rule.template, single, item.context)
+        message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
         _count_render(failed, "single")
         return for_transition(item.rule.name, item.rule.sinks, item.transition, message, now)
 
@@ -151,7 +151,7 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         group=release.group or (),
     )
     digest = builtin_template(Role.DIGEST)
-    message, failed = render_message(rule.digest_template, digest, context)
+    message, failed = render_message(rule.digest_template, digest, context, rule.forms)
     _count_render(failed, "digest")
     return for_digest(
         rule.name,

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from notifier.notifications import Message
+from notifier.notifications import ALL_FORMS, Message, MessageForm
 from notifier.rules.templating import CompiledTemplate, Render
 
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -23,9 +23,16 @@ _T = TypeVar("_T")
 
 
 def render_message(
-    template: CompiledTemplate, fallback: CompiledTemplate, context: Mapping[str, Any]
+    template: CompiledTemplate,
+    fallback: CompiledTemplate,
+    context: Mapping[str, Any],
+    forms: frozenset[MessageForm] = ALL_FORMS,
 ) -> tuple[Message, list[str]]:
-    """The message, and the names of the parts that fell back to ``fallback``."""
+    """The message, and the names of the parts that fell back to ``fallback``.
+
+    Only ``forms`` are rendered (text always): a webhook has no use for
+    Slack blocks, and rendering them would cost more than the rest.
+    """
     failed: list[str] = []
     summary = str(context.get("summary", ""))
 
@@ -40,8 +47,11 @@ def render_message(
     text = part("text", template.text, fallback.text, _as_text, summary)
     no_blocks: tuple[dict[str, Any], ...] = ()
     no_payload: dict[str, Any] = {}
-    blocks = part("blocks", template.blocks, fallback.blocks, _as_blocks, no_blocks)
-    payload = part("payload", template.payload, fallback.payload, _as_payload, no_payload)
+    blocks, payload = no_blocks, no_payload
+    if "blocks" in forms:
+        blocks = part("blocks", template.blocks, fallback.blocks, _as_blocks, no_blocks)
+    if "payload" in forms:
+        payload = part("payload", template.payload, fallback.payload, _as_payload, no_payload)
     return Message(text=text, blocks=blocks, payload=payload), sorted(set(failed))
 
 

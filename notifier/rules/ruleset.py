@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from notifier.notifications import MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import Action
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
@@ -47,6 +48,7 @@ class CompiledRule:
     kinds: frozenset[Kind]
     namespaces: frozenset[str] | None  # exact names it is indexed by; None: any
     sinks: tuple[str, ...]  # enabled sinks only: a disabled sink receives nothing
+    forms: frozenset[MessageForm]  # what its sinks send: the parts of a message rendered
     template: CompiledTemplate
     digest_template: CompiledTemplate
     noise: NoisePolicy

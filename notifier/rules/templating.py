@@ -85,11 +85,18 @@ class TemplateCompiler:
         return lambda context: value
 
     def _leaf(self, source: str, path: KeyPath, names: frozenset[str]) -> Render | None:
+        if not _has_markup(source):
+            return lambda context: source
         found = _ONE_EXPRESSION.fullmatch(source)
         if found is None or _has_markup(found["expression"]):
             return self.text(source, path, names)
         if self._parsed(source, path, names) is None:
             return None
+        name = found["expression"].strip()
+        if name.isidentifier() and name in names:
+            # A bare variable is most of a payload: a dict lookup instead of a Jinja
+            # evaluation (~25 us each, which made rendering cost 1 ms a message).
+            return lambda context: context[name]
         expression = self._environment.compile_expression(found["expression"], False)
         return lambda context: expression(**context)
 

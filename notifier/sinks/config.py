@@ -14,9 +14,11 @@ limits, pacing) that the delivery stage reads; sinks themselves never retry.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Self
+from typing import Annotated, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+from notifier.notifications import ALL_FORMS, MessageForm
 
 
 class _Strict(BaseModel):
@@ -62,6 +64,9 @@ def _secret_pair(value: SecretStr | None, file: str | None, field: str, *, requi
 class _SinkConfigBase(_Strict):
     name: str = Field(min_length=1, pattern=r"^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$")
     enabled: bool = True
+    # The message forms this sink sends (text is always rendered: it is every
+    # sink's fallback); a rule renders only what its sinks send.
+    forms: ClassVar[frozenset[MessageForm]] = ALL_FORMS
 
     @property
     def pacing_group(self) -> str:
@@ -70,12 +75,14 @@ class _SinkConfigBase(_Strict):
 
 
 class ConsoleSinkConfig(_SinkConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text"})
     type: Literal["console"]
     max_lines: int = Field(default=3, ge=1, le=100)
     delivery: ConsoleDeliveryOptions = ConsoleDeliveryOptions()
 
 
 class WebhookSinkConfig(_SinkConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "payload"})
     type: Literal["webhook"]
     url: SecretStr | None = None
     url_file: str | None = None
@@ -102,6 +109,7 @@ class SlackSinkConfig(_SinkConfigBase):
     """Either a bot ``token`` plus ``channel`` (chat.postMessage, threads possible)
     or an incoming ``webhook_url`` (its channel is fixed by Slack, no threads)."""
 
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "blocks"})
     type: Literal["slack"]
     channel: str | None = None
     token: SecretStr | None = None

@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from notifier.notifications import MessageForm
 from notifier.objects import Deployment, Kind, KubeObject, Pod, Service, key_of, kind_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
@@ -195,6 +196,7 @@ def ruleset(
     rules: list[dict[str, Any]],
     *,
     sinks: dict[str, bool] | None = None,
+    sink_forms: dict[str, frozenset[MessageForm]] | None = None,
     defaults: dict[str, Any] | None = None,
     templates: dict[str, Any] | None = None,
     mute_windows: dict[str, list[dict[str, Any]]] | None = None,
@@ -211,6 +213,7 @@ def ruleset(
                 for n, w in (mute_windows or {}).items()
             },
             sinks=sinks if sinks is not None else {"console": True, "slack": True, "off": False},
+            sink_forms=sink_forms or {},
             cluster_name=cluster,
         )
     )

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 
-from notifier.notifications import Notification
+from notifier.notifications import Message, MessageForm, Notification
 from notifier.rules.engine import RulesEngine
 from notifier.rules.errors import RulesError
-from notifier.rules.library import Role, builtin_template
+from notifier.rules.facts import single_context
+from notifier.rules.library import Role, builtin_specs, builtin_template
+from notifier.rules.templating import make_environment
 from notifier.transitions.model import Change, Transition
 from tests.unit.rules.builders import (
     DEPLOYMENT_JSON,
@@ -216,3 +218,43 @@ def test_every_template_variable_is_documented() -> None:
     docs = (Path(__file__).parents[3] / "docs" / "rules.md").read_text()
     missing = sorted(name for name in SINGLE_NAMES | DIGEST_NAMES if f"`{name}`" not in docs)
     assert missing == []
+
+
+def test_a_rule_renders_only_the_forms_its_sinks_send() -> None:
+    forms: dict[str, frozenset[MessageForm]] = {
+        "hook": frozenset({"text", "payload"}),
+        "chat": frozenset({"text", "blocks"}),
+    }
+    sinks = {"hook": True, "chat": True}
+
+    def message_for(rule_sinks: list[str]) -> Message:
+        rules = [{"name": "r", "sinks": rule_sinks}]
+        compiled = ruleset(rules, sinks=sinks, sink_forms=forms)
+        notifications = RulesEngine(lambda: compiled, clock=lambda: NOW).process(crashloop())
+        return notifications[0].message
+
+    hook_only = message_for(["hook"])
+    assert hook_only.payload["type"] == "transition" and hook_only.blocks == ()
+    chat_only = message_for(["chat"])
+    assert chat_only.blocks[0]["type"] == "header" and chat_only.payload == {}
+    both = message_for(["hook", "chat"])
+    assert both.payload == hook_only.payload and both.blocks == chat_only.blocks
+    assert hook_only.text == chat_only.text == both.text != ""
+
+
+def test_payload_fast_paths_equal_what_jinja_renders() -> None:
+    """Constant strings and bare ``{{ name }}`` skip Jinja; the result must not change."""
+    environment = make_environment()
+    context = single_context(crashloop(), cluster="prod-eu", rule="r", owner=("Deployment", "web"))
+
+    def by_jinja(spec: Any) -> Any:
+        if isinstance(spec, dict):
+            return {key: by_jinja(value) for key, value in spec.items()}
+        if isinstance(spec, str) and "{{" in spec:
+            return environment.compile_expression(spec.strip()[2:-2], False)(**context)
+        return environment.from_string(spec).render() if isinstance(spec, str) else spec
+
+    spec = builtin_specs()["default"].payload
+    rendered = builtin_template(Role.SINGLE).payload(context)
+    assert rendered == by_jinja(spec)
+    assert rendered["schema"] == "kube-notifier/v1" and rendered["rule"] == "r"
