@@ -7,6 +7,7 @@ start, not at the first notification.
 
 from __future__ import annotations
 
+import ssl
 from urllib.parse import urlsplit
 
 from notifier.sinks.base import Sink
@@ -48,7 +49,12 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         connect_timeout=config.connect_timeout_seconds,
         read_timeout=config.read_timeout_seconds,
     )
-    return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
+    try:
+        return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
+    except (OSError, ssl.SSLError) as err:
+        raise SinkBuildError(
+            f"sink {config.name!r}: ca_file {config.ca_file!r} is not a readable CA bundle: {err}"
+        ) from None
 
 
 def _slack(config: SlackSinkConfig, threads: ThreadStore) -> SlackSink:

@@ -1,20 +1,21 @@
 """Which webhook failures are worth retrying, as ``SendError``s with bounded reasons.
 
-Retryable: 408, 429 and 5xx (with their ``Retry-After``), timeouts,
+Retryable: 408, 425, 429 and 5xx (with their ``Retry-After``), timeouts,
 refused or reset connections, TLS handshakes cut short. Permanent: every
-other status (400, 401, 404, redirects, which are not followed) and a
-certificate that does not verify. Details name the exception type and the
-redacted target, never the URL itself (it may carry a token).
+other status (400, 401, 404, redirects, which are not followed), a
+certificate that does not verify and a URL that cannot be posted to.
+Details name the exception type and the redacted target, never the URL
+itself (it may carry a token).
 """
 
 from __future__ import annotations
 
+import socket
 import ssl
-
-from urllib3 import exceptions as http_errors
 
 from notifier.sinks.base import SendError
 from notifier.sinks.retry_after import parse_retry_after
+from notifier.sinks.webhook.transport import BadUrlError, ConnectTimeoutError
 
 _RETRYABLE_STATUSES = frozenset({408, 425, 429})
 
@@ -31,36 +32,24 @@ def failure_for_status(status: int, retry_after: str | None, *, now: float) -> S
 
 
 def failure_for_exception(err: Exception, target: str) -> SendError:
-    """Map a urllib3 exception (raised with ``retries=False``) to a SendError."""
+    """Map what the transport raised (``http.client``, ``socket``, ``ssl``) to a SendError."""
     reason, retryable = _classify(err)
     return SendError(reason, retryable=retryable, detail=f"{type(err).__name__} to {target}")
 
 
-# Checked in order: NameResolutionError and NewConnectionError subclass ConnectTimeoutError.
+# Checked in order: a certificate error is an SSLError, a connect timeout a TimeoutError.
 _EXCEPTION_REASONS: tuple[tuple[type[Exception], str, bool], ...] = (
-    (http_errors.NameResolutionError, "dns_error", True),
-    (http_errors.NewConnectionError, "connection_error", True),
-    (http_errors.ConnectTimeoutError, "connect_timeout", True),
-    (http_errors.ReadTimeoutError, "timeout", True),
-    (http_errors.LocationValueError, "bad_url", False),
+    (ssl.SSLCertVerificationError, "tls_verify_failed", False),
+    (ssl.SSLError, "tls_error", True),
+    (socket.gaierror, "dns_error", True),
+    (ConnectTimeoutError, "connect_timeout", True),
+    (TimeoutError, "timeout", True),
+    (BadUrlError, "bad_url", False),
 )
 
 
 def _classify(err: Exception) -> tuple[str, bool]:
-    if isinstance(err, http_errors.SSLError):
-        return ("tls_verify_failed", False) if _failed_verification(err) else ("tls_error", True)
     for kind, reason, retryable in _EXCEPTION_REASONS:
         if isinstance(err, kind):
             return reason, retryable
     return "connection_error", True  # resets, protocol errors: the request may not have arrived
-
-
-def _failed_verification(err: BaseException) -> bool:
-    cause: BaseException | None = err
-    for _ in range(8):  # exception chains are short; the bound guards against cycles
-        if cause is None:
-            break
-        if isinstance(cause, ssl.SSLCertVerificationError):
-            return True
-        cause = cause.__cause__ or cause.__context__
-    return "CERTIFICATE_VERIFY_FAILED" in str(err)

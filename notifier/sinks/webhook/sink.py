@@ -1,12 +1,12 @@
-"""``WebhookSink``: one POST per notification, through a urllib3 connection pool.
+"""``WebhookSink``: one POST per notification, over keep-alive connections (``transport``).
 
 Every request carries ``Idempotency-Key: <notification id>`` (a retried or
 re-sent notification keeps its key, so receivers can drop repeats), the
 configured custom headers and, with an HMAC secret, the signature headers
 described in ``signing``. TLS certificates are verified unless the config
 turns it off; ``ca_file`` replaces the system CA bundle. Redirects are not
-followed. The pool holds up to ``pool_size`` keep-alive connections, one
-per delivery thread. Thread-safe.
+followed. Up to ``pool_size`` idle connections are kept, one per delivery
+thread. Thread-safe.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-import urllib3
-
 from notifier import __version__
 from notifier.notifications import Notification
 from notifier.sinks.secrets import redact_url
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
+from notifier.sinks.webhook.transport import Transport, tls_context
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class WebhookSink:
         self._target = target
         self._clock = clock
         self._shown_as = redact_url(target.url)
-        self._pool = _pool_for(target, pool_size)
+        self._transport = _transport_for(target, pool_size)
         if not target.tls_verify:
             log.warning("sink %s: TLS certificate verification is off for %s", name, self._shown_as)
 
@@ -76,19 +75,15 @@ class WebhookSink:
         )
         headers = self._headers(notification, body, content_type)
         try:
-            response = self._pool.request(
-                "POST", self._target.url, body=body, headers=headers, redirect=False
-            )
-        except urllib3.exceptions.HTTPError as err:
+            reply = self._transport.post(body, headers)
+        except Exception as err:
             raise failure_for_exception(err, self._shown_as) from None
-        failure = failure_for_status(
-            response.status, response.headers.get("Retry-After"), now=self._clock()
-        )
+        failure = failure_for_status(reply.status, reply.retry_after, now=self._clock())
         if failure is not None:
             raise failure
 
     def close(self) -> None:
-        self._pool.clear()
+        self._transport.close()
 
     def _headers(
         self, notification: Notification, body: bytes, content_type: str
@@ -106,13 +101,13 @@ class WebhookSink:
         return headers
 
 
-def _pool_for(target: WebhookTarget, pool_size: int) -> urllib3.PoolManager:
-    return urllib3.PoolManager(
-        num_pools=2,
-        maxsize=pool_size,
-        block=False,
-        retries=False,
-        timeout=urllib3.Timeout(connect=target.connect_timeout, read=target.read_timeout),
-        cert_reqs="CERT_REQUIRED" if target.tls_verify else "CERT_NONE",
-        ca_certs=target.ca_file,
+def _transport_for(target: WebhookTarget, pool_size: int) -> Transport:
+    """Raises ``BadUrlError`` for a URL it cannot post to, ``OSError`` or ``ssl.SSLError`` for a
+    CA file it cannot read: both are config errors, found when the sink is built."""
+    return Transport(
+        target.url,
+        connect_timeout=target.connect_timeout,
+        read_timeout=target.read_timeout,
+        tls=tls_context(verify=target.tls_verify, ca_file=target.ca_file),
+        max_idle=pool_size,
     )

@@ -162,7 +162,6 @@ def test_a_receiver_that_never_answers_times_out(server: WebhookServer) -> None:
     assert time.monotonic() - started < 2.0
 
 
-@pytest.mark.filterwarnings("ignore::urllib3.exceptions.InsecureRequestWarning")
 def test_tls_certificates_are_verified_by_default(tmp_path: Path) -> None:
     cert, key = write_self_signed(tmp_path)
     with WebhookServer(tls=server_context(cert, key)) as tls_server:

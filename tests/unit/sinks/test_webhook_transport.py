@@ -1,0 +1,160 @@
+"""The webhook transport against a raw socket server that shows its connections."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from notifier.sinks.webhook.failures import failure_for_exception
+from notifier.sinks.webhook.transport import BadUrlError, ConnectTimeoutError, Transport
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+OK_THEN_CLOSE = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+THROTTLED = b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 0\r\n\r\n"
+
+
+class RawServer:
+    """Accepts connections on 127.0.0.1 and answers every request with ``reply``;
+    ``close_after_reply`` drops the connection after answering (without saying so)."""
+
+    def __init__(self, reply: bytes = OK, *, close_after_reply: bool = False) -> None:
+        self.reply = reply
+        self.close_after_reply = close_after_reply
+        self.connections = 0
+        self.requests: list[bytes] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._listener.settimeout(0.2)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/hook?token=x"
+
+    def __enter__(self) -> RawServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        self._listener.close()
+
+    def _accept(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            buffered = b""
+            while not self._stop.is_set():
+                while b"\r\n\r\n" not in buffered:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    buffered += chunk
+                head, _, rest = buffered.partition(b"\r\n\r\n")
+                length = _content_length(head)
+                while len(rest) < length:
+                    rest += conn.recv(65536)
+                self.requests.append(head + b"\r\n\r\n" + rest[:length])
+                buffered = rest[length:]
+                conn.sendall(self.reply)
+                if self.close_after_reply:
+                    return
+
+
+def _content_length(head: bytes) -> int:
+    for line in head.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return int(value)
+    return 0
+
+
+def transport(url: str, **options: float) -> Transport:
+    return Transport(
+        url,
+        connect_timeout=options.get("connect_timeout", 2.0),
+        read_timeout=options.get("read_timeout", 2.0),
+    )
+
+
+@pytest.fixture
+def server() -> Iterator[RawServer]:
+    with RawServer() as running:
+        yield running
+
+
+def test_posts_the_body_to_the_path_and_query(server: RawServer) -> None:
+    reply = transport(server.url).post(b'{"a":1}', {"Content-Type": "application/json"})
+
+    assert (reply.status, reply.retry_after) == (200, None)
+    [request] = server.requests
+    assert request.startswith(b"POST /hook?token=x HTTP/1.1\r\n")
+    assert b"Content-Type: application/json" in request
+    assert request.endswith(b'\r\n\r\n{"a":1}')
+
+
+def test_keep_alive_connections_are_reused(server: RawServer) -> None:
+    posting = transport(server.url)
+    for _ in range(5):
+        posting.post(b"{}", {})
+
+    assert len(server.requests) == 5
+    assert server.connections == 1
+
+
+def test_a_connection_the_server_dropped_is_not_reused() -> None:
+    with RawServer(close_after_reply=True) as server:
+        posting = transport(server.url)
+        for _ in range(3):
+            posting.post(b"{}", {})
+            time.sleep(0.05)  # the server's close reaches us before the next post
+
+        assert len(server.requests) == 3
+        assert server.connections == 3
+
+
+def test_connection_close_is_honoured() -> None:
+    with RawServer(OK_THEN_CLOSE) as server:
+        posting = transport(server.url)
+        posting.post(b"{}", {})
+        posting.post(b"{}", {})
+
+        assert server.connections == 2
+
+
+def test_retry_after_is_read() -> None:
+    with RawServer(THROTTLED) as server:
+        reply = transport(server.url).post(b"{}", {})
+
+    assert (reply.status, reply.retry_after) == (429, "7")
+
+
+def test_a_tls_handshake_that_never_ends_is_a_connect_timeout(server: RawServer) -> None:
+    silent = server.url.replace("http://", "https://")  # a plain server never answers the hello
+    started = time.monotonic()
+
+    with pytest.raises(ConnectTimeoutError) as raised:
+        transport(silent, connect_timeout=0.3).post(b"{}", {})
+
+    assert time.monotonic() - started < 2.0
+    error = failure_for_exception(raised.value, "https://127.0.0.1/…")
+    assert (error.reason, error.retryable) == ("connect_timeout", True)
+
+
+@pytest.mark.parametrize("url", ["ftp://example.com/x", "http:///no-host", "http://h:99999/"])
+def test_urls_it_cannot_post_to_are_refused_at_once(url: str) -> None:
+    with pytest.raises(BadUrlError):
+        transport(url)
