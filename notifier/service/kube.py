@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 
 import urllib3.exceptions
-from kubernetes import config as kube_config
-from kubernetes.client import ApiClient
-from kubernetes.config.config_exception import ConfigException
 
 from notifier.objects import Kind
+from notifier.source.auth import AuthError
 from notifier.source.client import ApiError, RawClient
+from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
 from notifier.source.resources import RESOURCES
 
 log = logging.getLogger("notifier.service")
@@ -25,19 +23,11 @@ class KubeAccessError(Exception):
     """We cannot talk to the API server as configured, or may not read what we must."""
 
 
-def api_client(kubeconfig: str | None, context: str | None) -> ApiClient:
+def cluster_access(kubeconfig: str | None, context: str | None) -> ClusterAccess:
     """``--kubeconfig``/``KUBECONFIG``/``~/.kube/config``, else the in-cluster service account."""
-    in_pod = "KUBERNETES_SERVICE_HOST" in os.environ
-    default_file = os.path.expanduser("~/.kube/config")
     try:
-        if kubeconfig or not in_pod or os.path.exists(default_file):
-            client: ApiClient = kube_config.new_client_from_config(  # type: ignore[no-untyped-call]
-                config_file=kubeconfig, context=context
-            )
-            return client
-        kube_config.load_incluster_config()  # type: ignore[no-untyped-call]
-        return ApiClient()
-    except (ConfigException, OSError) as err:
+        return load_access(kubeconfig, context)
+    except CredentialsError as err:
         raise KubeAccessError(f"cannot load Kubernetes credentials: {err}") from err
 
 
@@ -53,6 +43,8 @@ def check_access(client: RawClient, kinds: Sequence[Kind], namespaces: Sequence[
         for namespace in scopes:
             try:
                 client.get(resource.path(namespace), {"limit": "1"})
+            except AuthError as err:
+                raise KubeAccessError(f"cannot authenticate to the API server: {err}") from err
             except (urllib3.exceptions.HTTPError, OSError) as err:
                 log.warning("API server not reachable yet (%s); the informers will retry", err)
                 return

@@ -38,7 +38,7 @@ from notifier.rules.probing import no_namespace_labels
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
-from notifier.service.kube import KubeAccessError, api_client, check_access
+from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
@@ -91,7 +91,7 @@ def run(opts: RunOptions) -> int:
     report(holder.last_result, str(opts.config))
     watch = holder.current.config.watch
     try:
-        raw = RawClient(api_client(opts.kubeconfig, opts.context))
+        raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
         check_access(raw, watch.kinds, watch.namespaces)
     except KubeAccessError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)

@@ -1,27 +1,32 @@
-"""Raw list and watch requests through the ``kubernetes`` package's REST client.
+"""Raw list, watch and write requests to the API server, with our own small HTTP layer.
 
-The package does what it is good at here: kubeconfig and in-cluster auth,
-exec credential plugins, TLS and token refresh. We skip its model classes
-and read the JSON bodies ourselves, so a watch event costs one msgspec
-decode instead of a model deserialization.
+We read the JSON bodies ourselves (one msgspec decode per watch event, no
+model classes) and authenticate as ``credentials`` found out: a TLS context
+that trusts the cluster's CA and may hold a client certificate, plus an
+``Authorization`` header from ``auth``. Requests go through one urllib3
+pool shared by every ``sibling``; a 401 makes ``auth`` forget cached
+credentials, so an expired exec-plugin token is renewed on the next try.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlencode
 
 import urllib3
-from kubernetes.client import ApiClient
-from kubernetes.client.exceptions import ApiException
 
+from notifier.source.credentials import ClusterAccess
 from notifier.source.resources import STATUS_DECODER
 
 CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
 CHUNK = 64 * 1024
+POOL_SIZE = 16  # a watch holds a connection for minutes: one per informer, lease, reloader
+UNAUTHORIZED = 401
 
 
 class ApiError(Exception):
@@ -51,17 +56,28 @@ def _api_error(status: Any, reason: Any, body: Any, headers: Any) -> ApiError:
     return ApiError(int(status or 0), str(reason or ""), message, _retry_after(headers))
 
 
+def _pool_for(access: ClusterAccess) -> urllib3.PoolManager:
+    return urllib3.PoolManager(
+        maxsize=POOL_SIZE,
+        block=False,
+        retries=False,
+        ssl_context=access.tls,
+        server_hostname=access.server_hostname,
+    )
+
+
 class RawClient:
     """GET with query parameters, returning bytes or a stream of lines."""
 
-    def __init__(self, api_client: ApiClient) -> None:
-        self._api = api_client
+    def __init__(self, access: ClusterAccess, pool: urllib3.PoolManager | None = None) -> None:
+        self._access = access
+        self._pool = pool or _pool_for(access)
         self._lock = threading.Lock()
-        self._open: set[urllib3.HTTPResponse] = set()
+        self._open: set[urllib3.BaseHTTPResponse] = set()
 
     def sibling(self) -> RawClient:
         """Another client on the same connection pool, tracking its own open streams."""
-        return RawClient(self._api)
+        return RawClient(self._access, self._pool)
 
     def _request(
         self,
@@ -71,32 +87,28 @@ class RawClient:
         *,
         method: str = "GET",
         body: dict[str, Any] | None = None,
-    ) -> urllib3.HTTPResponse:
-        # param_serialize applies the configured auth (and refreshes exec/OIDC tokens).
-        headers_in = {"Accept": "application/json"}
+        stream: bool = False,
+    ) -> urllib3.BaseHTTPResponse:
+        headers = {"Accept": "application/json", **self._access.auth.headers()}
+        encoded = None
         if body is not None:
-            headers_in["Content-Type"] = "application/json"
-        _, url, headers, _, _ = self._api.param_serialize(
+            headers["Content-Type"] = "application/json"
+            encoded = json.dumps(body).encode()
+        url = self._access.server + path + (f"?{urlencode(query)}" if query else "")
+        response = self._pool.request(
             method,
-            path,
-            query_params=list(query.items()),
-            header_params=headers_in,
-            auth_settings=["BearerToken"],
+            url,
+            body=encoded,
+            headers=headers,
+            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=read_timeout),
+            preload_content=not stream,
+            redirect=False,
         )
-        try:
-            rest = self._api.rest_client.request(  # type: ignore[no-untyped-call]
-                method,
-                url,
-                headers=headers,
-                body=body,
-                _request_timeout=(CONNECT_TIMEOUT, read_timeout),
-            )
-        except ApiException as exc:
-            raise _api_error(exc.status, exc.reason, exc.body, exc.headers) from exc
-        response: urllib3.HTTPResponse = rest.response
         if not 200 <= response.status < 300:
             data = response.data
             response.release_conn()
+            if response.status == UNAUTHORIZED:
+                self._access.auth.invalidate()
             raise _api_error(response.status, response.reason, data, response.headers)
         return response
 
@@ -130,7 +142,7 @@ class RawClient:
         ``read_timeout`` is the inactivity watchdog: when no byte (no event,
         no bookmark) arrives for that long, urllib3 raises ReadTimeoutError.
         """
-        response = self._request(path, query, read_timeout)
+        response = self._request(path, query, read_timeout, stream=True)
         on_open()
         with self._lock:
             self._open.add(response)

@@ -7,14 +7,12 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-
-from kubernetes import config
-from kubernetes.client import ApiClient
+from dataclasses import dataclass, field, replace
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.client import RawClient
+from notifier.source.credentials import ClusterAccess, load_access
 from notifier.source.informer import Informer
 from notifier.source.reflector import ReflectorSettings
 from notifier.source.resources import RESOURCES
@@ -26,12 +24,12 @@ from notifier.workers.worker import Workers
 from tests.controlplane.cluster import ControlPlane
 
 
-def api_client(plane: ControlPlane, port: int | None = None) -> ApiClient:
-    api = config.new_client_from_config(config_file=str(plane.kubeconfig))
+def cluster_access(plane: ControlPlane, port: int | None = None) -> ClusterAccess:
+    """The plane's admin credentials; ``port``: reach it through a proxy on that port."""
+    access = load_access(str(plane.kubeconfig))
     if port is not None:
-        api.configuration.host = f"https://127.0.0.1:{port}"
-        api.rest_client = type(api.rest_client)(api.configuration)
-    return api
+        access = replace(access, server=f"https://127.0.0.1:{port}")
+    return access
 
 
 @dataclass
@@ -116,7 +114,7 @@ def pipeline(
     max_retries: int = 15,
     queue_name: str = "test",
 ) -> Iterator[Pipeline]:
-    raw = RawClient(api_client(plane, port))
+    raw = RawClient(cluster_access(plane, port))
     queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(queue_name, max_retries=max_retries)
     known = Known()
     intake = Intake(queue, known)

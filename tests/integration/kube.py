@@ -7,12 +7,17 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from kubernetes import client
+from kubernetes import client, config
 
 from tests.controlplane.cluster import ControlPlane
-from tests.integration.harness import api_client
 
 UNSCHEDULED = "kube-notifier-test-unscheduled"
+
+
+def api_client(plane: ControlPlane) -> client.ApiClient:
+    """The ``kubernetes`` package's client: tests write objects with it (the service does not
+    use the package)."""
+    return config.new_client_from_config(config_file=str(plane.kubeconfig))
 
 
 class Kube:
