@@ -8,7 +8,7 @@ from notifier.delivery.delivery import Delivery
 from notifier.delivery.runner import DeliveryTarget
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
-from notifier.sinks.slack import MemoryThreads, ThreadStore
+from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.state import StateStore
 
 

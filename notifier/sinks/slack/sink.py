@@ -14,7 +14,7 @@ import threading
 from notifier.notifications import Notification
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
-from notifier.sinks.slack.threads import ThreadStore
+from notifier.sinks.threads import ThreadStore
 
 _LOCK_STRIPES = 64
 
