@@ -34,6 +34,7 @@ import json
 import os
 import platform
 import queue
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -47,12 +48,13 @@ from pathlib import Path
 from typing import Any
 
 from kubernetes import client, watch
-from kubernetes.client import ApiClient
 
 from bench.podgen import recorded_stream
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue import RateLimitingQueue
+from notifier.source.auth import NoAuth
 from notifier.source.client import RawClient
+from notifier.source.credentials import ClusterAccess
 from notifier.source.interning import freeze_heap
 from notifier.source.reflector import Reflector
 from notifier.source.resources import RESOURCES
@@ -145,7 +147,8 @@ class OurPipeline:
     """Reflector, store, intake and workqueue as the service wires them."""
 
     def __init__(self) -> None:
-        self.client = ReplayClient(ApiClient())
+        offline = ClusterAccess("https://127.0.0.1:1", ssl.create_default_context(), NoAuth())
+        self.client = ReplayClient(offline)
         self.store = Store(Kind.POD)
         self.queue = RateLimitingQueue[WorkKey]("bench-source")
         self.intake = Intake(self.queue, Known())
