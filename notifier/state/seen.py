@@ -101,8 +101,9 @@ def _overlaid(
 
 def _upsert(row: tuple[str, str, str, str, bytes], conn: sqlite3.Connection) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO seen (kind, key, uid, resource_version, object)"
-        " VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO seen (kind, key, uid, resource_version, object) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (kind, key) DO UPDATE SET uid = excluded.uid,"
+        " resource_version = excluded.resource_version, object = excluded.object",
         row,
     )
 

@@ -35,6 +35,11 @@ WriteOp = Callable[[sqlite3.Connection], object]
 AfterCommit = Callable[[], None]
 
 _MAX_BATCH = 1000
+# A lone write waits this long for company before it commits. A worker submits a
+# notification and then the state it acted on, microseconds apart: without the
+# wait each got its own commit, and commits were most of the writer's CPU.
+_LINGER_SECONDS = 0.001
+_LINGER_BELOW = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +114,10 @@ class BatchWriter:
         with self._cond:
             if not self._queue and not self._closing:
                 self._cond.wait(self._seconds_to_next_chore())
+            linger = 0 < len(self._queue) < _LINGER_BELOW and not self._closing
+        if linger:
+            time.sleep(_LINGER_SECONDS)
+        with self._cond:
             if self._queue:
                 count = min(len(self._queue), _MAX_BATCH)
                 return [self._queue.popleft() for _ in range(count)]

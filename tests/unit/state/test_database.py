@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
+from notifier.objects import Kind, ObjectKey
 from notifier.state import StateUnavailableError
+from notifier.state.schema import SCHEMA_VERSION
 from tests.unit.sinks.factories import notification
 from tests.unit.state.helpers import open_store
 
@@ -104,3 +106,28 @@ def test_a_place_where_no_file_can_be_created_is_a_clear_error() -> None:
     # /proc exists but takes no new files, even from root (chmod would not stop root).
     with pytest.raises(StateUnavailableError, match="cannot use the state database at /proc"):
         open_store(Path("/proc/kube-notifier-state.db"))
+
+
+def test_a_version_1_database_is_migrated_keeping_what_was_seen(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            """
+            CREATE TABLE seen (kind TEXT NOT NULL, key TEXT NOT NULL, uid TEXT NOT NULL,
+                resource_version TEXT NOT NULL, object BLOB NOT NULL,
+                PRIMARY KEY (kind, key)) WITHOUT ROWID;
+            INSERT INTO seen VALUES ('Pod', 'default/web-1', 'u-1', '42', x'7b7d');
+            PRAGMA user_version = 1;
+            """
+        )
+
+    store = open_store(path)
+    record = store.seen.last_seen(Kind.POD, ObjectKey("default/web-1"))
+    store.close()
+
+    assert record is not None and (record.uid, record.resource_version) == ("u-1", "42")
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
+        ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'seen'").fetchone()[0]
+    assert "WITHOUT ROWID" not in ddl
+    assert_usable(path)
