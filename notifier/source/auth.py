@@ -50,27 +50,27 @@ class NoAuth:
         return None
 
 
-class BearerToken:
+class _FixedHeader:
+    """Credentials written in the kubeconfig: nothing to renew after a 401."""
+
+    def __init__(self, authorization: str) -> None:
+        self._header = {"Authorization": authorization}
+
+    def headers(self) -> dict[str, str]:
+        return self._header
+
+    def invalidate(self) -> None:
+        return None
+
+
+class BearerToken(_FixedHeader):
     def __init__(self, token: str) -> None:
-        self._header = {"Authorization": f"Bearer {token}"}
-
-    def headers(self) -> dict[str, str]:
-        return self._header
-
-    def invalidate(self) -> None:
-        return None
+        super().__init__(f"Bearer {token}")
 
 
-class BasicAuth:
+class BasicAuth(_FixedHeader):
     def __init__(self, username: str, password: str) -> None:
-        pair = base64.b64encode(f"{username}:{password}".encode()).decode()
-        self._header = {"Authorization": f"Basic {pair}"}
-
-    def headers(self) -> dict[str, str]:
-        return self._header
-
-    def invalidate(self) -> None:
-        return None
+        super().__init__("Basic " + base64.b64encode(f"{username}:{password}".encode()).decode())
 
 
 class TokenFile:

@@ -17,7 +17,19 @@ import sqlite3
 
 SCHEMA_VERSION = 2
 
-_TABLES = """
+_SEEN = """
+CREATE TABLE IF NOT EXISTS seen (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    uid TEXT NOT NULL,
+    resource_version TEXT NOT NULL,
+    object BLOB NOT NULL,
+    UNIQUE (kind, key)
+);
+"""
+
+_TABLES = (
+    """
 CREATE TABLE IF NOT EXISTS outbox (
     seq INTEGER PRIMARY KEY,
     sink TEXT NOT NULL,
@@ -49,29 +61,16 @@ CREATE TABLE IF NOT EXISTS slack_threads (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS slack_threads_by_age ON slack_threads (created_at);
 
-CREATE TABLE IF NOT EXISTS seen (
-    kind TEXT NOT NULL,
-    key TEXT NOT NULL,
-    uid TEXT NOT NULL,
-    resource_version TEXT NOT NULL,
-    object BLOB NOT NULL,
-    UNIQUE (kind, key)
-);
 """
+    + _SEEN
+)
 
 # Version 1 kept ``seen`` WITHOUT ROWID. Its rows (an object of ~2 KB) are far
 # above the size such tables suit (about 1/20 of a page), and an upsert cost
 # three times as much CPU as in a rowid table with a unique index.
-_V1_TO_V2 = """
+_V1_TO_V2 = f"""
 ALTER TABLE seen RENAME TO seen_v1;
-CREATE TABLE seen (
-    kind TEXT NOT NULL,
-    key TEXT NOT NULL,
-    uid TEXT NOT NULL,
-    resource_version TEXT NOT NULL,
-    object BLOB NOT NULL,
-    UNIQUE (kind, key)
-);
+{_SEEN}
 INSERT INTO seen (kind, key, uid, resource_version, object)
     SELECT kind, key, uid, resource_version, object FROM seen_v1;
 DROP TABLE seen_v1;
