@@ -1,9 +1,11 @@
 """``kube-notifier run``: build every part, start them in order, stop them in reverse.
 
 Start: config -> credentials and an access check -> state -> delivery ->
-workers -> informers -> HTTP. Once informers are synced, what we knew before
-a restart and is gone now is queued as catch-up deletes, and the cache is
-frozen out of the cyclic GC's reach. SIGTERM (or SIGINT): readiness goes
+workers -> informers -> HTTP. The HTTP layer (FastAPI, uvicorn: half a
+second of imports) is imported only once the informers are listing, so the
+API server serializes the first pages while we import. Once informers are
+synced, what we knew before a restart and is gone now is queued as catch-up
+deletes, and the cache is frozen out of the cyclic GC's reach. SIGTERM (or SIGINT): readiness goes
 false, informers stop, workers drain, open groups are released, delivery
 drains until the deadline (the rest stays in the outbox), exit 0. A second
 signal ends the process at once.
@@ -19,12 +21,9 @@ import threading
 import time
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
-
-from notifier.api.app import create_app
 from notifier.api.decisions import DecisionLog
-from notifier.api.server import HttpServer
 from notifier.config.errors import ConfigError
 from notifier.config.model import Config
 from notifier.config.reloading import RulesHolder
@@ -54,6 +53,9 @@ from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
 from notifier.workers.worker import Workers
+
+if TYPE_CHECKING:
+    from notifier.api.server import HttpServer
 
 log = logging.getLogger("notifier.service")
 
@@ -142,7 +144,7 @@ class _Service:
             name="leader-election",
             daemon=True,
         )
-        self.http = HttpServer(self._build_app(), host=opts.listen_host, port=opts.listen_port)
+        self.http: HttpServer | None = None  # built in serve(), once the informers list
 
     def _build_pipeline(self, raw: RawClient) -> None:
         config, opts = self.holder.current.config, self.opts
@@ -185,7 +187,10 @@ class _Service:
             lease, settings, on_started=self.gate.lead, on_stopped=self.gate.stand_by
         )
 
-    def _build_app(self) -> FastAPI:
+    def _build_http(self) -> HttpServer:
+        from notifier.api.app import create_app  # noqa: PLC0415 - see the module docstring
+        from notifier.api.server import HttpServer  # noqa: PLC0415
+
         parts = health.Parts(
             self.holder,
             self.informers,
@@ -195,11 +200,12 @@ class _Service:
             self.opts.wedged_after_seconds,
             self.signals.stop.is_set,
         )
-        return create_app(
+        app = create_app(
             liveness=lambda: health.liveness(parts),
             readiness=lambda: health.readiness(parts),
             decisions=self.decisions,
         )
+        return HttpServer(app, host=self.opts.listen_host, port=self.opts.listen_port)
 
     def serve(self) -> int:
         self.signals.install()
@@ -210,6 +216,7 @@ class _Service:
             self.namespaces.start()
         for informer in self.informers:
             informer.start()
+        self.http = self._build_http()
         self.http.start()
         for reloader in self.reloaders:
             reloader.start()
@@ -250,7 +257,8 @@ class _Service:
         delivered = self.delivery.stop(deadline)
         if self.state is not None:
             self.state.close()
-        self.http.stop()
+        if self.http is not None:
+            self.http.stop()
         log.info("stopped (workers drained: %s, deliveries drained: %s)", drained, delivered)
         return 0
 
