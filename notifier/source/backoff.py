@@ -1,7 +1,11 @@
 """Exponential backoff with jitter for list/watch failures (0.8 s doubling to 30 s).
 
 After ``reset_after`` seconds without a failure the delay starts over, so a
-watch that failed once yesterday does not wait 30 s today.
+watch that failed once yesterday does not wait 30 s today. A delay that
+jitter would push past the cap is spread below it instead (30 s down to
+22.5 s with the default jitter): every reflector of every replica fails
+together when the API server goes away, and they should not all come back
+in the same second.
 """
 
 from __future__ import annotations
@@ -38,4 +42,6 @@ class Backoff:
         self._last_failure = now
         delay = self._current * (1 + self._jitter * self._rand())
         self._current = min(self._cap, self._current * 2)
-        return min(delay, self._cap)
+        if delay > self._cap:
+            delay = self._cap * (1 - self._jitter / 2 * self._rand())
+        return delay

@@ -52,8 +52,19 @@ def test_jitter_adds_up_to_half_the_delay_and_never_passes_the_cap(draw: float) 
     clock = Clock()
     delays = _failures(_backoff(clock, draw), clock, len(DOUBLING))
     for base, delay in zip(DOUBLING, delays, strict=True):
-        assert delay == pytest.approx(min(30.0, base * (1 + 0.5 * draw)))
-        assert base <= delay < base * 1.5 or delay == 30.0
+        jittered = base * (1 + 0.5 * draw)
+        expected = jittered if jittered <= 30.0 else 30.0 * (1 - 0.25 * draw)
+        assert delay == pytest.approx(expected)
+        assert delay <= 30.0
+
+
+def test_at_the_cap_failures_together_do_not_retry_together() -> None:
+    delays = []
+    for draw in (0.0, 0.3, 0.6, 0.9):
+        clock = Clock()
+        delays.append(_failures(_backoff(clock, draw), clock, len(DOUBLING))[-1])
+    assert delays[0] == 30.0
+    assert len(set(delays)) == 4 and min(delays) >= 22.5
 
 
 def test_highest_jitter_on_the_first_failure_stays_under_one_second_and_a_fifth() -> None:
