@@ -21,6 +21,9 @@ class Parts:
     stale_after: float
     wedged_after: float
     shutting_down: Callable[[], bool]
+    # Watched only when a rule selects namespaces by label: until it has listed them,
+    # such a rule would route as if every namespace had no labels.
+    namespaces_listed: Callable[[], bool] | None = None
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -37,6 +40,10 @@ def readiness(parts: Parts) -> list[Check]:
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
     ]
+    if parts.namespaces_listed is not None:
+        checks.append(
+            flag("synced-namespace-labels", parts.namespaces_listed, "namespaces not listed yet")
+        )
     for informer in parts.informers:
         checks.append(_synced(informer))
         checks.append(

@@ -199,6 +199,7 @@ class _Service:
             self.opts.stale_after_seconds,
             self.opts.wedged_after_seconds,
             self.signals.stop.is_set,
+            self.namespaces.synced.is_set if self.namespaces is not None else None,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),

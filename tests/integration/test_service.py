@@ -253,6 +253,8 @@ rules:
     service = ServiceProcess(config, control_plane.kubeconfig, "none").start()
     try:
         service.wait_ready()
+        checks = {c["name"]: c["ok"] for c in json.loads(service.get("/readyz")[1])["checks"]}
+        assert checks["synced-namespace-labels"] is True  # ready waits for the labels too
         _crashloop(kube, other, "api")
         _crashloop(kube, payments, "api")
         requests = receiver.wait_for_count(1, timeout=20)
