@@ -45,6 +45,10 @@ class Config(_Section):
         """Every sink by name: enabled or not."""
         return {sink.name: sink.enabled for sink in self.sinks}
 
+    def uses_namespace_labels(self) -> bool:
+        """A rule selects namespaces by label: their labels must be watched (and RBAC allow it)."""
+        return any(rule.match.namespace_selector for rule in self.rules)
+
     def sink_forms(self) -> dict[str, frozenset[MessageForm]]:
         """Every sink by name: the message forms it sends."""
         return {sink.name: sink.forms for sink in self.sinks}

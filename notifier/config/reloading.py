@@ -116,5 +116,8 @@ def _restart_needed(previous: LoadedConfig, candidate: LoadedConfig) -> tuple[st
         "sinks": old.sinks != new.sinks,
         "watch": old.watch != new.watch,
         "state": old.state != new.state,
+        # The namespace watch starts only when a rule needs it (RBAC stays minimal).
+        "rules (namespace_selector needs the namespace watch)": new.uses_namespace_labels()
+        and not old.uses_namespace_labels(),
     }
     return tuple(name for name, differs in sections.items() if differs)

@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
-from notifier.config.model import Config
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
 from notifier.leadership.electing import ElectionSettings, LeaderElector
@@ -123,7 +122,7 @@ class _Service:
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
-        self.namespaces = NamespaceLabels(raw.sibling()) if _uses_namespace_labels(config) else None
+        self.namespaces = NamespaceLabels(raw.sibling()) if config.uses_namespace_labels() else None
         self.engine = RulesEngine(
             holder.ruleset, namespace_labels=self.namespaces or no_namespace_labels
         )
@@ -262,11 +261,6 @@ class _Service:
             self.http.stop()
         log.info("stopped (workers drained: %s, deliveries drained: %s)", drained, delivered)
         return 0
-
-
-def _uses_namespace_labels(config: Config) -> bool:
-    """Watch namespaces only when a rule selects by their labels (RBAC stays minimal)."""
-    return any(rule.match.namespace_selector for rule in config.rules)
 
 
 def _ignore(*_: object) -> None:

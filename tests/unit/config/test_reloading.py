@@ -80,6 +80,16 @@ def test_sections_needing_a_restart_are_named() -> None:
     assert holder.reload_text(changed, "cm", environ={}).restart_needed == ("watch",)
 
 
+def test_a_first_namespace_selector_needs_a_restart_for_the_namespace_watch() -> None:
+    holder = _holder([1.0])
+    selecting = GOOD + "  - {name: paid, match: {namespace_selector: team=pay}, sinks: [console]}\n"
+    result = holder.reload_text(selecting, "cm", environ={})
+    assert result.ok and result.changed  # the rules apply at once...
+    assert result.restart_needed == ("rules (namespace_selector needs the namespace watch)",)
+    # ...and it is said once, by the reload that brings the first such rule
+    assert holder.reload_text(selecting + "# edit\n", "cm", environ={}).restart_needed == ()
+
+
 def test_reload_from_file(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(GOOD)
