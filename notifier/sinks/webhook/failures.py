@@ -3,7 +3,8 @@
 Retryable: 408, 425, 429 and 5xx (with their ``Retry-After``), timeouts,
 refused or reset connections, TLS handshakes cut short. Permanent: every
 other status (400, 401, 404, redirects, which are not followed), a
-certificate that does not verify and a URL that cannot be posted to.
+certificate that does not verify, a URL that cannot be posted to and a
+header value with a line break in it.
 Details name the exception type and the redacted target, never the URL
 itself (it may carry a token).
 """
@@ -15,6 +16,7 @@ import ssl
 
 from notifier.sinks.base import SendError
 from notifier.sinks.retry_after import parse_retry_after
+from notifier.sinks.webhook.http1 import InvalidHeaderError
 from notifier.sinks.webhook.transport import BadUrlError, ConnectTimeoutError
 
 _RETRYABLE_STATUSES = frozenset({408, 425, 429})
@@ -32,7 +34,7 @@ def failure_for_status(status: int, retry_after: str | None, *, now: float) -> S
 
 
 def failure_for_exception(err: Exception, target: str) -> SendError:
-    """Map what the transport raised (``http.client``, ``socket``, ``ssl``) to a SendError."""
+    """Map what the transport raised (``socket``, ``ssl``, ``http1``) to a SendError."""
     reason, retryable = _classify(err)
     return SendError(reason, retryable=retryable, detail=f"{type(err).__name__} to {target}")
 
@@ -45,6 +47,7 @@ _EXCEPTION_REASONS: tuple[tuple[type[Exception], str, bool], ...] = (
     (ConnectTimeoutError, "connect_timeout", True),
     (TimeoutError, "timeout", True),
     (BadUrlError, "bad_url", False),
+    (InvalidHeaderError, "bad_header", False),
 )
 
 

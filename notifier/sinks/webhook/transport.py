@@ -1,27 +1,31 @@
-"""``Transport``: POST over keep-alive connections, with nothing between us and ``http.client``.
+"""``Transport``: POST over keep-alive connections, on plain sockets.
 
 A POST through urllib3's pool manager cost about 400 us of CPU on our
-2-core machine, one through ``http.client`` about half that; at one POST
-per notification the difference was a sixth of kube-notifier's CPU. What
-urllib3 added that a sink needs is small and lives here: a bounded set of
-idle connections, separate connect and read timeouts, TLS with the
-configured CA bundle or none, and not reusing a connection the server has
-already closed.
+2-core machine, one through ``http.client`` about half that, and half of
+what was left went to parsing response headers with the ``email``
+package; at one POST per notification this was the largest single cost
+of kube-notifier. So the request is written and the response read here
+(``http1``), and what urllib3 added that a sink needs lives here too: a
+bounded set of idle connections, separate connect and read timeouts, TLS
+with the configured CA bundle or none, and not reusing a connection the
+server has already closed.
 
-Errors are not classified here: ``post`` raises what ``http.client``,
-``socket`` and ``ssl`` raise, and closes the connection it was using.
-Thread-safe: each call takes a connection of its own.
+Errors are not classified here: ``post`` raises what ``socket``, ``ssl``
+and ``http1`` raise, and closes the connection it was using. Thread-safe:
+each call takes a connection of its own.
 """
 
 from __future__ import annotations
 
-import http.client
 import select
 import socket
 import ssl
 import threading
 from dataclasses import dataclass
+from typing import BinaryIO
 from urllib.parse import urlsplit
+
+from notifier.sinks.webhook.http1 import read_response, request_head
 
 
 class BadUrlError(ValueError):
@@ -67,6 +71,16 @@ def tls_context(*, verify: bool, ca_file: str | None) -> ssl.SSLContext:
     return ssl.create_default_context(cafile=ca_file)
 
 
+@dataclass(eq=False, slots=True)
+class _Connection:
+    sock: socket.socket
+    reader: BinaryIO
+
+    def close(self) -> None:
+        self.reader.close()
+        self.sock.close()
+
+
 class Transport:
     def __init__(
         self,
@@ -82,24 +96,28 @@ class Transport:
         self._read_timeout = read_timeout
         self._tls = tls
         self._max_idle = max_idle
-        self._idle: list[http.client.HTTPConnection] = []
+        self._idle: list[_Connection] = []
         self._lock = threading.Lock()
+        endpoint = self._endpoint
+        default_port = 443 if endpoint.scheme == "https" else 80
+        self._port = endpoint.port or default_port
+        host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
+        self._host_header = host if endpoint.port is None else f"{host}:{endpoint.port}"
 
     def post(self, body: bytes, headers: dict[str, str]) -> Reply:
+        head = request_head(self._endpoint.target, self._host_header, len(body), headers)
         conn = self._take()
         try:
-            conn.request("POST", self._endpoint.target, body=body, headers=headers)
-            response = conn.getresponse()
-            response.read()  # the body is not used, but must be read to reuse the connection
+            conn.sock.sendall(head + body)
+            response = read_response(conn.reader)
         except BaseException:
             conn.close()
             raise
-        reply = Reply(response.status, response.getheader("Retry-After"))
-        if response.will_close:
-            conn.close()
-        else:
+        if response.reusable:
             self._give_back(conn)
-        return reply
+        else:
+            conn.close()
+        return Reply(response.status, response.retry_after)
 
     def close(self) -> None:
         with self._lock:
@@ -107,54 +125,48 @@ class Transport:
         for conn in idle:
             conn.close()
 
-    def _take(self) -> http.client.HTTPConnection:
+    def _take(self) -> _Connection:
         while True:
             with self._lock:
                 conn = self._idle.pop() if self._idle else None
             if conn is None:
                 return self._connect()
-            if _still_open(conn):
+            if _still_open(conn.sock):
                 return conn
             conn.close()
 
-    def _give_back(self, conn: http.client.HTTPConnection) -> None:
+    def _give_back(self, conn: _Connection) -> None:
         with self._lock:
             if len(self._idle) < self._max_idle:
                 self._idle.append(conn)
                 return
         conn.close()
 
-    def _connect(self) -> http.client.HTTPConnection:
+    def _connect(self) -> _Connection:
         endpoint = self._endpoint
-        conn: http.client.HTTPConnection
-        if endpoint.scheme == "https":
-            context = self._tls or tls_context(verify=True, ca_file=None)
-            conn = http.client.HTTPSConnection(
-                endpoint.host, endpoint.port, timeout=self._connect_timeout, context=context
-            )
-        else:
-            conn = http.client.HTTPConnection(
-                endpoint.host, endpoint.port, timeout=self._connect_timeout
-            )
         try:
-            conn.connect()
+            sock = socket.create_connection((endpoint.host, self._port), self._connect_timeout)
         except TimeoutError as err:
-            conn.close()
+            raise ConnectTimeoutError(str(err)) from err
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if endpoint.scheme == "https":
+                context = self._tls or tls_context(verify=True, ca_file=None)
+                sock = context.wrap_socket(sock, server_hostname=endpoint.host)
+            sock.settimeout(self._read_timeout)  # connected: from now on, the read timeout
+        except TimeoutError as err:
+            sock.close()
             raise ConnectTimeoutError(str(err)) from err
         except BaseException:
-            conn.close()
+            sock.close()
             raise
-        assert conn.sock is not None
-        conn.sock.settimeout(self._read_timeout)  # connected: from now on, the read timeout
-        conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return conn
+        return _Connection(sock, sock.makefile("rb"))
 
 
-def _still_open(conn: http.client.HTTPConnection) -> bool:
+def _still_open(sock: socket.socket) -> bool:
     """An idle keep-alive connection is usable if nothing can be read from it:
     readable means the server closed it (or sent bytes nobody asked for)."""
-    sock = conn.sock
-    if sock is None:
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
         return False
     try:
         readable, _, _ = select.select([sock], [], [], 0)
