@@ -46,6 +46,7 @@ bench: install assets  ## each prints a table and writes bench/results/*.json
 	$(BIN)/python -m bench.rules_bench
 	$(BIN)/python -m bench.source_bench
 	$(BIN)/python -m bench.delivery_bench
+	$(BIN)/python -m bench.notification_bench
 	$(BIN)/python -m bench.e2e
 
 clean:

@@ -1,0 +1,204 @@
+"""What one webhook notification costs in CPU, part by part, against how each part was done before.
+
+Run: ``.venv/bin/python -m bench.notification_bench`` (about 20 seconds).
+Each row measures ours and a baseline in the same run, CPU time per item:
+
+* ``render``: a Pod transition's webhook message from the built-in
+  template. Ours: bare ``{{ name }}`` leaves are dict lookups and no Slack
+  blocks are rendered for a webhook. Baseline: every part, every leaf
+  through Jinja (how messages were rendered before).
+* ``post``: one POST of a 1.5 KB body to a local receiver (its own process)
+  over a kept-alive connection. Ours: ``sinks.webhook.transport``.
+  Baselines: ``http.client`` and urllib3's ``PoolManager``.
+* ``state``: the SQLite writes of one change: outbox insert, last-seen
+  upsert of a 2 KB object, outbox delete. Ours: the schema of
+  ``notifier.state.schema`` and one commit for the change. Baseline: the
+  version 1 table (WITHOUT ROWID, INSERT OR REPLACE) and a commit per write.
+
+Loops are bounded by a count and a time budget. Results go to stdout and
+``bench/results/notification.json``.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import platform
+import re
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import urllib3
+
+from bench.delivery_bench import receiver
+from bench.rules_bench import crashloop_in
+from notifier.notifications import MessageForm
+from notifier.rules.facts import single_context
+from notifier.rules.library import Role, builtin_specs, builtin_template
+from notifier.rules.rendering import render_message
+from notifier.rules.templating import make_environment
+from notifier.sinks.webhook.transport import Transport
+from notifier.state.schema import migrate
+
+MAX_ITERATIONS = 5_000
+TIME_BUDGET_SECONDS = 3.0
+RESULTS = Path(__file__).resolve().parent / "results" / "notification.json"
+BODY = json.dumps({"summary": "x" * 1500}).encode()
+OBJECT = os.urandom(1024).hex().encode()  # a 2 KB stand-in for an encoded Pod
+KEYS = 3_000
+_ONE_EXPRESSION = re.compile(r"\s*\{\{(.*?)\}\}\s*", re.DOTALL)
+
+
+def cpu_per_call(call: Callable[[], object]) -> float:
+    """Microseconds of this process's CPU per call (threads it starts included)."""
+    call()  # warm: connections, caches
+    count, started = 0, time.process_time()
+    deadline = time.monotonic() + TIME_BUDGET_SECONDS
+    while count < MAX_ITERATIONS and time.monotonic() < deadline:
+        call()
+        count += 1
+    return (time.process_time() - started) / count * 1e6
+
+
+# -- render --------------------------------------------------------------------
+def jinja_everywhere(spec: Any) -> Callable[[dict[str, Any]], Any]:
+    """The template compiled the old way: every string leaf a Jinja template or expression."""
+    environment = make_environment()
+    if isinstance(spec, dict):
+        parts = {key: jinja_everywhere(value) for key, value in spec.items()}
+        return lambda context: {key: render(context) for key, render in parts.items()}
+    if isinstance(spec, list):
+        items = [jinja_everywhere(value) for value in spec]
+        return lambda context: [v for v in (render(context) for render in items) if v is not None]
+    single = _ONE_EXPRESSION.fullmatch(spec) if isinstance(spec, str) else None
+    if single is not None and "{{" not in single[1] and "}}" not in single[1]:
+        expression = environment.compile_expression(single[1], False)
+        return lambda context: expression(**context)
+    if isinstance(spec, str):
+        return environment.from_string(spec).render
+    return lambda context: spec
+
+
+def render_row() -> dict[str, float]:
+    context = single_context(crashloop_in("shop"), cluster="c", rule="r", owner=("Deployment", "w"))
+    template = builtin_template(Role.SINGLE)
+    spec = builtin_specs()["default"]
+    old_text, old_blocks = jinja_everywhere(spec.text), jinja_everywhere(spec.blocks)
+    old_payload = jinja_everywhere(spec.payload)
+    forms: frozenset[MessageForm] = frozenset({"text", "payload"})  # what a webhook sends
+    ours = cpu_per_call(lambda: render_message(template, template, context, forms))
+    before = cpu_per_call(lambda: (old_text(context), old_blocks(context), old_payload(context)))
+    return {"ours": ours, "baseline": before}
+
+
+# -- post ----------------------------------------------------------------------
+def post_row(url: str) -> dict[str, float]:
+    headers = {"Content-Type": "application/json"}
+    parts = urlsplit(url)
+    transport = Transport(url, connect_timeout=3, read_timeout=10)
+    conn = http.client.HTTPConnection(parts.hostname or "", parts.port)
+    pool = urllib3.PoolManager(retries=False)
+
+    def by_http_client() -> None:
+        conn.request("POST", parts.path or "/", body=BODY, headers=headers)
+        conn.getresponse().read()
+
+    try:
+        return {
+            "ours": cpu_per_call(lambda: transport.post(BODY, headers)),
+            "http.client": cpu_per_call(by_http_client),
+            "urllib3": cpu_per_call(lambda: pool.request("POST", url, body=BODY, headers=headers)),
+        }
+    finally:
+        transport.close()
+        conn.close()
+        pool.clear()
+
+
+# -- state ---------------------------------------------------------------------
+V1_SEEN = """CREATE TABLE seen (kind TEXT NOT NULL, key TEXT NOT NULL, uid TEXT NOT NULL,
+    resource_version TEXT NOT NULL, object BLOB NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID"""
+V1_UPSERT = "INSERT OR REPLACE INTO seen VALUES ('Pod', ?, 'u', ?, ?)"
+V2_UPSERT = (
+    "INSERT INTO seen VALUES ('Pod', ?, 'u', ?, ?) ON CONFLICT (kind, key) DO UPDATE SET"
+    " uid = excluded.uid, resource_version = excluded.resource_version, object = excluded.object"
+)
+
+
+def _database(directory: str, name: str, *, v1: bool) -> sqlite3.Connection:
+    conn = sqlite3.connect(Path(directory) / name, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    migrate(conn)
+    if v1:
+        conn.execute("DROP TABLE seen")
+        conn.execute(V1_SEEN)
+    conn.execute("BEGIN")
+    for index in range(KEYS):
+        conn.execute(V1_UPSERT, (f"ns/pod-{index}", "0", OBJECT))
+    conn.execute("COMMIT")
+    return conn
+
+
+def _change(conn: sqlite3.Connection, upsert: str, per_write: bool) -> Callable[[], None]:
+    counter = iter(range(1, 10**9))
+
+    def writes(seq: int) -> list[tuple[str, tuple[object, ...]]]:
+        return [
+            ("INSERT INTO outbox (seq, sink, body, stored_at) VALUES (?, 'w', ?, 0)", (seq, BODY)),
+            (upsert, (f"ns/pod-{seq % KEYS}", str(seq), OBJECT)),
+            ("DELETE FROM outbox WHERE seq = ?", (seq,)),
+        ]
+
+    def one_change() -> None:
+        batches = [[w] for w in writes(next(counter))] if per_write else [writes(next(counter))]
+        for batch in batches:
+            conn.execute("BEGIN")
+            for sql, args in batch:
+                conn.execute(sql, args)
+            conn.execute("COMMIT")
+
+    return one_change
+
+
+def state_row() -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="kn-bench-state-") as directory:
+        ours = _database(directory, "v2.db", v1=False)
+        before = _database(directory, "v1.db", v1=True)
+        try:
+            return {
+                "ours": cpu_per_call(_change(ours, V2_UPSERT, per_write=False)),
+                "baseline": cpu_per_call(_change(before, V1_UPSERT, per_write=True)),
+            }
+        finally:
+            ours.close()
+            before.close()
+
+
+def main() -> None:
+    with receiver() as url:
+        rows = {"render": render_row(), "post": post_row(url), "state": state_row()}
+    print(f"CPU per item, microseconds ({platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores, Python {platform.python_version()})")  # fmt: skip
+    print(f"{'part':8} {'ours':>8}  baselines")
+    for part, figures in rows.items():
+        ours = figures["ours"]
+        others = ", ".join(
+            f"{name} {value:.0f} ({value / ours:.1f}x)"
+            for name, value in figures.items()
+            if name != "ours"
+        )
+        print(f"{part:8} {ours:8.0f}  {others}")
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}))
+    print(f"written to {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()
