@@ -17,13 +17,14 @@ each call takes a connection of its own.
 
 from __future__ import annotations
 
+import base64
 import select
 import socket
 import ssl
 import threading
 from dataclasses import dataclass
 from typing import BinaryIO
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from notifier.sinks.webhook.http1 import read_response, request_head
 
@@ -48,6 +49,7 @@ class _Endpoint:
     host: str
     port: int | None
     target: str  # path and query, as sent on the request line
+    authorization: str | None  # from user:password in the URL, as curl sends it
 
 
 def _endpoint(url: str) -> _Endpoint:
@@ -59,7 +61,11 @@ def _endpoint(url: str) -> _Endpoint:
     except ValueError:
         raise BadUrlError("the URL has an invalid port") from None
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return _Endpoint(parts.scheme, parts.hostname, port, target)
+    authorization = None
+    if parts.username is not None:
+        pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        authorization = "Basic " + base64.b64encode(pair).decode()
+    return _Endpoint(parts.scheme, parts.hostname, port, target, authorization)
 
 
 def tls_context(*, verify: bool, ca_file: str | None) -> ssl.SSLContext:
@@ -105,6 +111,9 @@ class Transport:
         self._host_header = host if endpoint.port is None else f"{host}:{endpoint.port}"
 
     def post(self, body: bytes, headers: dict[str, str]) -> Reply:
+        authorization = self._endpoint.authorization
+        if authorization and not any(name.lower() == "authorization" for name in headers):
+            headers = {"Authorization": authorization, **headers}
         head = request_head(self._endpoint.target, self._host_header, len(body), headers)
         conn = self._take()
         try:

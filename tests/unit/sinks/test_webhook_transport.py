@@ -106,6 +106,17 @@ def test_posts_the_body_to_the_path_and_query(server: RawServer) -> None:
     assert request.endswith(b'\r\n\r\n{"a":1}')
 
 
+def test_user_and_password_in_the_url_are_sent_as_basic_auth(server: RawServer) -> None:
+    url = server.url.replace("http://", "http://hook:p%40ss@")
+    transport(url).post(b"{}", {})
+    transport(url).post(b"{}", {"authorization": "Bearer mine"})  # a header set wins
+
+    first, second = server.requests
+    assert b"Authorization: Basic aG9vazpwQHNz\r\n" in first  # hook:p@ss
+    assert b"Basic" not in second and b"authorization: Bearer mine" in second
+    assert b"p%40ss" not in first + second  # never on the request line or in Host
+
+
 def test_keep_alive_connections_are_reused(server: RawServer) -> None:
     posting = transport(server.url)
     for _ in range(5):
