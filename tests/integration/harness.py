@@ -73,6 +73,20 @@ class RecordingStage:
         with self._lock:
             return list(self.log)
 
+    def wait_seen(self, kind: Kind, key: ObjectKey, count: int = 1, timeout: float = 30) -> None:
+        """Wait until ``count`` transitions of ``key`` were handled; the next change gets a pass.
+
+        A worker coalesces changes that arrive before it takes the key, so a test that means
+        to see a particular update (a scale, a port change) lets the add land first.
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self.by_key.get((kind, key), ())) >= count:
+                    return
+            time.sleep(0.02)
+        raise AssertionError(f"fewer than {count} transitions of {kind} {key} in {timeout}s")
+
 
 @dataclass
 class Pipeline:

@@ -9,7 +9,7 @@ import time
 import pytest
 from prometheus_client import REGISTRY
 
-from notifier.objects import Kind
+from notifier.objects import Kind, ObjectKey
 from notifier.source.reflector import ReflectorSettings
 from notifier.transitions.model import EventType, Origin, Transition
 from tests.controlplane.cluster import ControlPlane
@@ -244,6 +244,8 @@ def test_services_and_deployments_are_watched_too(control_plane: ControlPlane) -
                 "spec": {"selector": {"app": "web"}, "ports": [{"port": 80, "name": "http"}]},
             },
         )
+        web = ObjectKey(f"{ns}/web")  # both kinds' object; each change waits for the last to land
+        pipe.stage.wait_seen(Kind.SERVICE, web)
         kube.core.patch_namespaced_service(
             "web",
             ns,
@@ -263,7 +265,9 @@ def test_services_and_deployments_are_watched_too(control_plane: ControlPlane) -
                 },
             },
         )
+        pipe.stage.wait_seen(Kind.DEPLOYMENT, web)
         kube.apps.patch_namespaced_deployment("web", ns, {"spec": {"replicas": 3}})
+        pipe.stage.wait_seen(Kind.SERVICE, web, count=2)
         kube.core.delete_namespaced_service("web", ns)
         pipe.wait_idle()
         for kind in (Kind.SERVICE, Kind.DEPLOYMENT):
