@@ -8,9 +8,12 @@ the metrics and the returned ``ReloadResult``, which the caller logs or
 turns into a Kubernetes Event. Watching the file or ConfigMap is the
 caller's business.
 
-Only the rules take effect on swap. Other sections (``sinks``, ``watch``)
-are in ``ReloadResult.restart_needed`` when they changed, for the caller to
-rebuild or restart what depends on them.
+The rules take effect on swap. What else a reload changes is the
+``Stager``'s business (the service's: it rebuilds sinks); the stager runs
+before the swap, so a sink that cannot be built rejects the whole reload and
+new rules never name a sink that is not there. Sections nobody applies
+(``watch``, ``state``, and ``sinks`` without a stager) are listed in
+``ReloadResult.restart_needed`` when they changed.
 """
 
 from __future__ import annotations
@@ -30,6 +33,18 @@ Clock = Callable[[], float]
 
 
 @dataclass(frozen=True, slots=True)
+class Staged:
+    """A reload's changes beyond the rules, prepared (sinks built) and not yet in effect."""
+
+    apply: Callable[[], None]  # called just before the new rules are swapped in
+    restart_needed: tuple[str, ...] = ()  # what of the candidate it cannot apply while running
+
+
+# (previous, candidate) -> Staged; raises ConfigError naming what cannot be applied.
+Stager = Callable[[LoadedConfig, LoadedConfig], Staged]
+
+
+@dataclass(frozen=True, slots=True)
 class ReloadResult:
     ok: bool
     changed: bool  # a different config is now in use
@@ -44,6 +59,7 @@ class RulesHolder:
         self._clock = clock
         self._lock = threading.Lock()
         self._current = initial
+        self._stager: Stager | None = None
         self.last_result = ReloadResult(True, True, initial.digest, initial.warnings, clock())
         metrics.record_success(initial.digest, self.last_result.at)
 
@@ -56,6 +72,10 @@ class RulesHolder:
             metrics.record_failure()
             raise
         return cls(loaded, clock=clock)
+
+    def stage_with(self, stager: Stager) -> None:
+        """From now on, ``stager`` applies what a reload changes beyond the rules."""
+        self._stager = stager
 
     @property
     def current(self) -> LoadedConfig:
@@ -85,9 +105,20 @@ class RulesHolder:
         return self._swap(candidate)
 
     def _swap(self, candidate: LoadedConfig) -> ReloadResult:
+        try:
+            return self._swap_staged(candidate)
+        except ConfigError as exc:  # the stager could not prepare it: nothing changed
+            return self._failed(exc.issues)
+
+    def _swap_staged(self, candidate: LoadedConfig) -> ReloadResult:
         with self._lock:
             previous = self._current
             changed = candidate.digest != previous.digest
+            restart = _restart_needed(previous, candidate, sinks_staged=self._stager is not None)
+            if changed and self._stager is not None:
+                staged = self._stager(previous, candidate)
+                staged.apply()
+                restart = (*restart, *staged.restart_needed)
             if changed:
                 self._current = candidate
             result = ReloadResult(
@@ -96,7 +127,7 @@ class RulesHolder:
                 digest=candidate.digest,
                 issues=candidate.warnings,
                 at=self._clock(),
-                restart_needed=_restart_needed(previous, candidate),
+                restart_needed=restart,
             )
             self.last_result = result
         metrics.record_success(candidate.digest, result.at)
@@ -110,10 +141,12 @@ class RulesHolder:
         return result
 
 
-def _restart_needed(previous: LoadedConfig, candidate: LoadedConfig) -> tuple[str, ...]:
+def _restart_needed(
+    previous: LoadedConfig, candidate: LoadedConfig, *, sinks_staged: bool
+) -> tuple[str, ...]:
     old, new = previous.config, candidate.config
     sections = {
-        "sinks": old.sinks != new.sinks,
+        "sinks": not sinks_staged and old.sinks != new.sinks,
         "watch": old.watch != new.watch,
         "state": old.state != new.state,
         # The namespace watch starts only when a rule needs it (RBAC stays minimal).

@@ -13,6 +13,10 @@
   (a ``time.monotonic()`` value), then halts them; what is left stays in
   the outbox. Notifications submitted after ``stop`` are written to the
   outbox for the next start. Stop delivery before closing the state store.
+- A config reload changes sinks while running: ``apply`` (before the new
+  rules are in use) starts added sinks and retargets changed ones in place,
+  so their queues and order stay; ``retire`` (after) lets a removed sink
+  send what it holds, then stops it. See ``SinkChanges``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import partial
 
 from notifier.delivery.attempts import Clocks
@@ -36,6 +41,20 @@ from notifier.state import Outbox
 log = logging.getLogger(__name__)
 
 _HALT_GRACE_SECONDS = 2.0
+# A removed sink keeps sending what it holds for this long; the rest stays in the outbox.
+RETIRE_SECONDS = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class SinkChanges:
+    """What a config reload changes in the sinks, built and ready to apply."""
+
+    added: tuple[DeliveryTarget, ...] = ()
+    changed: tuple[DeliveryTarget, ...] = ()  # same name, new settings: retargeted in place
+    removed: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.added or self.changed or self.removed)
 
 
 class Delivery:
@@ -51,15 +70,12 @@ class Delivery:
     ) -> None:
         self._outbox = outbox
         self._stopping = threading.Event()
-        clocks = Clocks(clock, wall_clock, sleep)
-        pacer = Pacer(clock)
-        shared_rng = rng if rng is not None else random.Random()
-        self._runners = {
-            target.sink.name: SinkRunner(
-                target, outbox=outbox, pacer=pacer, clocks=clocks, rng=shared_rng
-            )
-            for target in targets
-        }
+        self._clocks = Clocks(clock, wall_clock, sleep)
+        self._pacer = Pacer(clock)
+        self._rng = rng if rng is not None else random.Random()
+        self._runners = {target.sink.name: self._runner(target) for target in targets}
+        self._retiring: dict[str, tuple[SinkRunner, threading.Thread]] = {}
+        self._changes = threading.Lock()  # apply / retire / stop, one at a time
         self._seqs = itertools.count(1)
         self._started = False
 
@@ -73,7 +89,7 @@ class Delivery:
         )
 
     def submit(self, notification: Notification) -> None:
-        runner = self._runners.get(notification.sink)
+        runner = self._runners.get(notification.sink) or self._retiring_runner(notification.sink)
         if runner is None:
             DROPPED.labels("unknown", "unknown", "unknown_sink").inc()
             log.error(
@@ -84,6 +100,9 @@ class Delivery:
         else:
             runner.offer(Envelope(next(self._seqs), notification))
 
+    def sink_names(self) -> list[str]:
+        return list(self._runners)
+
     def start(self) -> None:
         self._warn_about_orphans()
         for runner in self._runners.values():
@@ -91,17 +110,76 @@ class Delivery:
             runner.start()
         self._started = True
 
+    def apply(self, changes: SinkChanges) -> None:
+        """Added sinks start, changed ones send with their new settings from the next attempt.
+
+        Call before the rules that name the added sinks are in use.
+        """
+        with self._changes:
+            for target in changes.changed:
+                self._runners[target.sink.name].retarget(target)
+            for target in changes.added:
+                # A sink removed and added back: the old runner finishes first, so two
+                # never send one sink's notifications (the new one loads what is left).
+                self._finish_retiring(target.sink.name)
+                runner = self._runner(target)
+                if self._started:
+                    QUEUES.track(runner)
+                    runner.start()
+                self._runners[target.sink.name] = runner
+            for name in changes.removed:
+                self._retire(name)
+
     def stop(self, deadline: float) -> bool:
         """Drain until ``deadline`` (``time.monotonic()``); True if every queue emptied."""
         self._stopping.set()
-        for runner in self._runners.values():
+        with self._changes:
+            runners = [*self._runners.values(), *(r for r, _ in self._retiring.values())]
+            self._retiring.clear()
+        for runner in runners:
             runner.begin_drain()
-        drained = all([runner.wait_drained(deadline) for runner in self._runners.values()])
+        drained = all([runner.wait_drained(deadline) for runner in runners])
         halt_by = max(deadline, time.monotonic()) + _HALT_GRACE_SECONDS
-        for runner in self._runners.values():
+        for runner in runners:
             runner.halt(halt_by)
             QUEUES.untrack(runner)
         return drained
+
+    def _runner(self, target: DeliveryTarget) -> SinkRunner:
+        return SinkRunner(
+            target, outbox=self._outbox, pacer=self._pacer, clocks=self._clocks, rng=self._rng
+        )
+
+    def _retire(self, name: str) -> None:
+        runner = self._runners.pop(name, None)
+        if runner is None:
+            return
+        runner.begin_drain()
+        thread = threading.Thread(
+            target=self._wind_down, args=(name, runner), name=f"retire-{name}", daemon=True
+        )
+        self._retiring[name] = (runner, thread)
+        thread.start()
+
+    def _wind_down(self, name: str, runner: SinkRunner) -> None:
+        drained = runner.wait_drained(time.monotonic() + RETIRE_SECONDS)
+        runner.halt(time.monotonic() + _HALT_GRACE_SECONDS)
+        QUEUES.untrack(runner)
+        log.info("sink %s removed by the config%s", name, "" if drained else " (unsent kept)")
+
+    def _retiring_runner(self, name: str) -> SinkRunner | None:
+        # Rendered under the old rules just before a reload removed its sink: the runner
+        # refuses it (kept in the outbox, or counted as dropped), no "unknown sink".
+        retiring = self._retiring.get(name)
+        return retiring[0] if retiring is not None else None
+
+    def _finish_retiring(self, name: str) -> None:
+        retiring = self._retiring.pop(name, None)
+        if retiring is None:
+            return
+        runner, thread = retiring
+        runner.halt(time.monotonic() + _HALT_GRACE_SECONDS)
+        thread.join(_HALT_GRACE_SECONDS)
 
     def _warn_about_orphans(self) -> None:
         if self._outbox is None:

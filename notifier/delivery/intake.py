@@ -44,6 +44,11 @@ class Intake:
     def backlog(self) -> int:
         return self._backlog
 
+    def retarget(self, labels: SinkLabels, *, capacity: int) -> None:
+        """A reloaded config's labels (the sink's type may change) and queue size."""
+        with self._lock:
+            self._labels, self._capacity = labels, capacity
+
     def start(self) -> None:
         """Load what a previous process left, so that it goes before anything new."""
         if self._outbox is not None:

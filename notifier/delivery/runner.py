@@ -14,7 +14,7 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from notifier.delivery.attempts import Attempts, Clocks
 from notifier.delivery.envelope import Envelope
@@ -53,6 +53,9 @@ class SinkRunner:
     ) -> None:
         self._target = target
         self._clocks = clocks
+        self._outbox = outbox
+        self._pacer = pacer
+        self._rng = rng
         self._labels = SinkLabels(target.sink.integration, target.sink.name)
         self._queue = KeyedQueue(clocks.monotonic)
         self._intake = Intake(
@@ -60,17 +63,7 @@ class SinkRunner:
         )
         self._halted = threading.Event()
         self._draining = threading.Event()
-        self._attempts = Attempts(
-            target.sink,
-            target.options,
-            queue=self._queue,
-            outbox=outbox,
-            pacer=pacer,
-            pacing_group=target.pacing_group,
-            policy=RetryPolicy.from_options(target.options, rng),
-            clocks=clocks,
-            halted=self._halted,
-        )
+        self._attempts = self._attempts_for(target)
         self._has_outbox = outbox is not None
         self._workers: list[threading.Thread] = []
 
@@ -107,6 +100,25 @@ class SinkRunner:
             self._workers.append(worker)
             worker.start()
 
+    def retarget(self, target: DeliveryTarget) -> None:
+        """Send through ``target`` from the next attempt on; what is queued keeps its order.
+
+        The worker count is fixed at start (``concurrency`` applies at a restart).
+        An attempt in flight finishes with the sink it began with.
+        """
+        previous = self._target.sink
+        target = replace(
+            target,
+            options=target.options.model_copy(
+                update={"concurrency": self._target.options.concurrency}
+            ),
+        )
+        self._target = target
+        self._labels = SinkLabels(target.sink.integration, target.sink.name)
+        self._intake.retarget(self._labels, capacity=target.options.queue_size)
+        self._attempts = self._attempts_for(target)
+        previous.close()  # idle connections only; one in use is dropped when its attempt ends
+
     def begin_drain(self) -> None:
         self._draining.set()
 
@@ -116,7 +128,9 @@ class SinkRunner:
         return not any(worker.is_alive() for worker in self._workers)
 
     def halt(self, deadline: float) -> None:
-        """Stop the workers; attempts in progress may finish until ``deadline``."""
+        """Stop the workers; attempts in progress may finish until ``deadline``. Once only."""
+        if self._halted.is_set():
+            return
         self._halted.set()
         self._queue.close()
         _join(self._workers, deadline)
@@ -128,6 +142,19 @@ class SinkRunner:
             log.info("sink %s: %d unsent, kept in the outbox", self.sink_name, left)
         if not any(worker.is_alive() for worker in self._workers):
             self._target.sink.close()
+
+    def _attempts_for(self, target: DeliveryTarget) -> Attempts:
+        return Attempts(
+            target.sink,
+            target.options,
+            queue=self._queue,
+            outbox=self._outbox,
+            pacer=self._pacer,
+            pacing_group=target.pacing_group,
+            policy=RetryPolicy.from_options(target.options, self._rng),
+            clocks=self._clocks,
+            halted=self._halted,
+        )
 
     def _work(self) -> None:
         while not self._halted.is_set():

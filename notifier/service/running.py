@@ -41,7 +41,10 @@ from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen
+from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
+from notifier.sinks.secrets import SinkBuildError
+from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
 from notifier.source.interning import freeze_heap
@@ -102,7 +105,14 @@ def run(opts: RunOptions) -> int:
     except StateUnavailableError as err:
         print(f"kube-notifier: state database unusable: {err}", file=sys.stderr)
         return EXIT_STATE
-    return _Service(opts, holder, raw, state).serve()
+    try:
+        service = _Service(opts, holder, raw, state)
+    except SinkBuildError as err:
+        if state is not None:
+            state.close()
+        print(f"kube-notifier: invalid config {opts.config}: {err}", file=sys.stderr)
+        return EXIT_CONFIG
+    return service.serve()
 
 
 def _open_state(flag: str, configured: StateConfig) -> StateStore | None:
@@ -118,7 +128,10 @@ class _Service:
         self.opts, self.holder, self.state, self.raw = opts, holder, state, raw
         self.signals = _Signals()
         config = holder.current.config
-        self.delivery = build_delivery(config.sinks, state=state)
+        threads: ThreadStore = state.threads if state is not None else MemoryThreads()
+        outbox = state.outbox if state is not None else None
+        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
+        holder.stage_with(sink_stager(self.delivery, threads))
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )

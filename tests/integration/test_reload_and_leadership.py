@@ -135,3 +135,87 @@ def test_two_replicas_one_delivers_and_the_standby_takes_over_on_sigkill(
         for replica in replicas:
             if replica.proc is not None and replica.proc.poll() is None:
                 replica.stop()
+
+
+SINK_AUDIT = """
+  - name: audit
+    type: webhook
+    url: {url}
+"""
+RULE_AUDIT = """
+  - name: audit
+    match:
+      kinds: [Service]
+      events: [added]
+    sinks: [audit]
+    continue: true
+"""
+
+
+def _services_seen(server: WebhookServer) -> list[str]:
+    return [r.json()["object"]["name"] for r in server.received() if r.status == 200]
+
+
+def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("sinks")
+    path = tmp_path / "config.yaml"
+
+    def write(hook_url: str, *, audit: str | None, extra_sink: str = "") -> None:
+        text = CONFIG.format(ns=ns, url=hook_url)
+        if audit is not None:
+            text += RULE_AUDIT
+            text = text.replace("rules:", SINK_AUDIT.format(url=audit).lstrip("\n") + "rules:")
+        path.write_text(text.replace("rules:", extra_sink + "rules:") + RULE_FOR_SERVICES)
+
+    with WebhookServer() as moved:
+        write(receiver.url, audit=None)
+        service = ServiceProcess(path, control_plane.kubeconfig, tmp_path / "state.db").start()
+        try:
+            service.wait_ready()
+            _service(kube, ns, "first")
+            receiver.wait_for(lambda _: _services_seen(receiver) == ["first"], timeout=15)
+
+            # hook moves to another receiver; a new sink and its rule arrive together
+            write(moved.url, audit=receiver.url)
+            _wait_reloaded(service, 1)
+            _service(kube, ns, "second")
+            moved.wait_for(lambda _: _services_seen(moved) == ["second"], timeout=15)
+            receiver.wait_for(lambda _: _services_seen(receiver) == ["first", "second"])
+
+            # a sink that cannot be built rejects the whole edit: the last good config runs
+            broken = "  - {name: bad, type: webhook, url_file: /nonexistent/url}\n"
+            write(moved.url, audit=None, extra_sink=broken)
+            _wait_for_log(service, "rejected")
+            _service(kube, ns, "third")
+            moved.wait_for(lambda _: _services_seen(moved) == ["second", "third"], timeout=15)
+            receiver.wait_for(lambda _: _services_seen(receiver)[-1] == "third", timeout=15)
+
+            # the audit sink and its rule leave together
+            write(moved.url, audit=None)
+            _wait_reloaded(service, 2)
+            _service(kube, ns, "fourth")
+            moved.wait_for(lambda _: _services_seen(moved)[-1] == "fourth", timeout=15)
+            time.sleep(1.0)
+            assert _services_seen(receiver) == ["first", "second", "third"]
+            assert "restart" not in service.output()
+            assert "unknown sink" not in service.output()
+        finally:
+            assert service.stop() == 0, service.output()
+    assert "nonexistent" in service.output()  # the rejection names the file it could not read
+
+
+def _wait_reloaded(service: ServiceProcess, count: int, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while service.output().count(" reloaded (sha256") < count + 1:  # +1: the initial load
+        assert time.monotonic() < deadline, service.output()
+        time.sleep(0.2)
+
+
+def _wait_for_log(service: ServiceProcess, text: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in service.output():
+        assert time.monotonic() < deadline, service.output()
+        time.sleep(0.2)

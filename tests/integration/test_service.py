@@ -165,6 +165,21 @@ def test_broken_config_exits_with_the_loader_message(
     assert "config.yaml" in service.output() and "Pood" in service.output()
 
 
+def test_a_sink_that_cannot_be_built_exits_with_a_config_error(
+    control_plane: ControlPlane, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.yaml"
+    missing = tmp_path / "no-such-secret"
+    path.write_text(
+        f"sinks:\n  - {{name: hook, type: webhook, url_file: {missing}}}\n"
+        "rules:\n  - {name: all, sinks: [hook]}\n"
+    )
+    service = ServiceProcess(path, control_plane.kubeconfig, tmp_path / "state.db").start()
+    assert service.wait_exit(30) == 2
+    assert "sink 'hook'" in service.output() and "no-such-secret" in service.output()
+    assert "Traceback" not in service.output()
+
+
 def test_sigterm_twice_ends_at_once(
     control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
 ) -> None:

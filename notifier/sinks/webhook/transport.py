@@ -103,6 +103,7 @@ class Transport:
         self._tls = tls
         self._max_idle = max_idle
         self._idle: list[_Connection] = []
+        self._closed = False  # a connection given back after close is closed, not kept
         self._lock = threading.Lock()
         endpoint = self._endpoint
         default_port = 443 if endpoint.scheme == "https" else 80
@@ -130,6 +131,7 @@ class Transport:
 
     def close(self) -> None:
         with self._lock:
+            self._closed = True
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
@@ -146,7 +148,7 @@ class Transport:
 
     def _give_back(self, conn: _Connection) -> None:
         with self._lock:
-            if len(self._idle) < self._max_idle:
+            if not self._closed and len(self._idle) < self._max_idle:
                 self._idle.append(conn)
                 return
         conn.close()

@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
-from notifier.config import ConfigError, RulesHolder, read_config_text
+from notifier.config import ConfigError, ConfigIssue, RulesHolder, read_config_text
+from notifier.config.loading import LoadedConfig
 from notifier.config.metrics import hash_value
+from notifier.config.reloading import Staged
 
 GOOD = """
 sinks: [{name: console, type: console}]
@@ -78,6 +80,53 @@ def test_sections_needing_a_restart_are_named() -> None:
     holder = _holder([1.0])
     changed = GOOD + "watch: {workers: 8}\n"
     assert holder.reload_text(changed, "cm", environ={}).restart_needed == ("watch",)
+
+
+WITH_WEBHOOK = GOOD.replace(
+    "sinks: [{name: console, type: console}]",
+    "sinks: [{name: console, type: console}, {name: hook, type: webhook, url: 'http://h/'}]",
+).replace("sinks: [console]", "sinks: [console, hook]")
+
+
+def test_a_stager_applies_the_sinks_before_the_new_rules_are_in_use() -> None:
+    holder = _holder([1.0])
+    seen: list[tuple[str, list[str]]] = []
+
+    def stager(previous: LoadedConfig, candidate: LoadedConfig) -> Staged:
+        names = [sink.name for sink in candidate.config.sinks]
+        rules_then = [rule.name for rule in holder.ruleset().rules]
+        return Staged(apply=lambda: seen.append((",".join(names), rules_then)))
+
+    holder.stage_with(stager)
+    result = holder.reload_text(WITH_WEBHOOK.replace("first", "second"), "cm", environ={})
+
+    assert result.ok and result.changed
+    assert result.restart_needed == ()  # the stager applied the sinks: no restart for them
+    assert seen == [("console,hook", ["first"])]  # applied while the old rules were in use
+    assert [rule.name for rule in holder.ruleset().rules] == ["second"]
+    holder.reload_text(WITH_WEBHOOK.replace("first", "second") + "# same\n", "cm", environ={})
+    assert len(seen) == 1  # nothing changed: nothing staged
+
+
+def test_a_stager_that_cannot_prepare_rejects_the_reload() -> None:
+    holder = _holder([1.0])
+    applied: list[bool] = []
+
+    def stager(previous: LoadedConfig, candidate: LoadedConfig) -> Staged:
+        if any(sink.name == "hook" for sink in candidate.config.sinks):
+            raise ConfigError([ConfigIssue("cm", None, None, "sinks", "sink 'hook': no url")])
+        return Staged(apply=lambda: applied.append(True))
+
+    holder.stage_with(stager)
+    before = holder.current
+    result = holder.reload_text(WITH_WEBHOOK, "cm", environ={})
+
+    assert not result.ok and not result.changed
+    assert [str(issue) for issue in result.issues] == ["cm: sinks: sink 'hook': no url"]
+    assert holder.current is before and applied == []
+    assert _gauge("kube_notifier_config_last_reload_successful") == 0
+    assert holder.reload_text(GOOD.replace("first", "third"), "cm", environ={}).ok
+    assert applied == [True]
 
 
 def test_a_first_namespace_selector_needs_a_restart_for_the_namespace_watch() -> None:

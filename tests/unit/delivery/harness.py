@@ -9,12 +9,14 @@ from typing import Any
 
 from prometheus_client import REGISTRY
 
-from notifier.delivery import DeliveryTarget
+from notifier.delivery import Delivery, DeliveryTarget
+from notifier.notifications import Notification
 from notifier.sinks.config import DeliveryOptions
 from notifier.sinks.slack import ApiPoster, SlackSink, ThreadStore
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.support.webhook_server import ReceivedRequest
+from tests.unit.sinks.factories import notification
 
 _names = itertools.count(1)
 
@@ -72,3 +74,26 @@ def ids_per_key(requests: list[ReceivedRequest]) -> dict[str, list[str]]:
                 request.header("Idempotency-Key") or ""
             )
     return order
+
+
+def started(stoppers: list[Delivery], delivery: Delivery) -> Delivery:
+    """``delivery``, started; the ``stoppers`` fixture stops it after the test."""
+    delivery.start()
+    stoppers.append(delivery)
+    return delivery
+
+
+def burst(sink: str, count: int, keys: int) -> list[Notification]:
+    return [notification(sink, key=f"Pod/default/web-{n % keys}") for n in range(count)]
+
+
+def expected_per_key(notes: list[Notification]) -> dict[str, list[str]]:
+    order: dict[str, list[str]] = {}
+    for note in notes:
+        order.setdefault(note.ordering_key, []).append(note.id)
+    return order
+
+
+def all_delivered(notes: list[Notification]) -> Callable[[list[ReceivedRequest]], bool]:
+    wanted = {note.id for note in notes}
+    return lambda requests: wanted <= set(delivered_ids(requests))

@@ -7,18 +7,18 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from notifier.delivery import Delivery
 from notifier.notifications import Notification
 from tests.support.webhook_server import HANG, WebhookServer
 from tests.unit.delivery.crashing_submitter import crash_key
 from tests.unit.delivery.harness import (
+    all_delivered,
+    burst,
     delivered_ids,
     eventually,
+    expected_per_key,
     ids_per_key,
     metric,
     unique,
@@ -30,26 +30,8 @@ from tests.unit.state.helpers import open_store
 REPO = Path(__file__).resolve().parents[3]
 
 
-@pytest.fixture
-def server() -> Iterator[WebhookServer]:
-    with WebhookServer() as running:
-        yield running
-
-
-def burst(sink: str, count: int, keys: int) -> list[Notification]:
-    return [notification(sink, key=f"Pod/default/web-{n % keys}") for n in range(count)]
-
-
-def per_key(notes: list[Notification]) -> dict[str, list[str]]:
-    order: dict[str, list[str]] = {}
-    for note in notes:
-        order.setdefault(note.ordering_key, []).append(note.id)
-    return order
-
-
 def wait_delivered(server: WebhookServer, notes: list[Notification], timeout: float = 15) -> None:
-    wanted = {note.id for note in notes}
-    server.wait_for(lambda requests: wanted <= set(delivered_ids(requests)), timeout)
+    server.wait_for(all_delivered(notes), timeout)
 
 
 def test_a_full_queue_spills_to_the_outbox_and_loads_back_in_order(
@@ -72,7 +54,7 @@ def test_a_full_queue_spills_to_the_outbox_and_loads_back_in_order(
     store.close()
 
     assert spilled == 26
-    assert ids_per_key(server.received()) == per_key(notes)
+    assert ids_per_key(server.received()) == expected_per_key(notes)
 
 
 def test_without_an_outbox_a_full_queue_drops_and_counts(server: WebhookServer) -> None:
@@ -119,7 +101,7 @@ def test_stop_leaves_what_is_unsent_in_the_outbox_for_the_next_start(
 
     assert not drained
     assert stopped_after < 3.0
-    assert ids_per_key(server.received()) == per_key([*notes, late])
+    assert ids_per_key(server.received()) == expected_per_key([*notes, late])
 
 
 def test_the_outbox_survives_sigkill(server: WebhookServer, tmp_path: Path) -> None:

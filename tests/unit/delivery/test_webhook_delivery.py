@@ -4,68 +4,25 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from notifier.delivery import Delivery
-from notifier.notifications import Notification
 from notifier.state import StateStore
 from tests.support.webhook_server import HANG, ReceivedRequest, WebhookServer
 from tests.unit.delivery.harness import (
+    all_delivered,
+    burst,
     delivered_ids,
     eventually,
+    expected_per_key,
     ids_per_key,
     metric,
+    started,
     unique,
     webhook_target,
 )
 from tests.unit.sinks.factories import notification
-from tests.unit.state.helpers import open_store
-
-
-@pytest.fixture
-def server() -> Iterator[WebhookServer]:
-    with WebhookServer() as running:
-        yield running
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[StateStore]:
-    opened = open_store(tmp_path / "state.db")
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def stoppers() -> Iterator[list[Delivery]]:
-    started: list[Delivery] = []
-    yield started
-    for delivery in started:
-        delivery.stop(time.monotonic() + 1)
-
-
-def started(stoppers: list[Delivery], delivery: Delivery) -> Delivery:
-    delivery.start()
-    stoppers.append(delivery)
-    return delivery
-
-
-def burst(sink: str, count: int, keys: int) -> list[Notification]:
-    return [notification(sink, key=f"Pod/default/web-{n % keys}") for n in range(count)]
-
-
-def expected_per_key(notes: list[Notification]) -> dict[str, list[str]]:
-    order: dict[str, list[str]] = {}
-    for note in notes:
-        order.setdefault(note.ordering_key, []).append(note.id)
-    return order
-
-
-def all_delivered(notes: list[Notification]) -> object:
-    wanted = {note.id for note in notes}
-    return lambda requests: wanted <= set(delivered_ids(requests))
 
 
 def test_receiver_down_then_up_gets_everything_in_order_per_object(
@@ -81,7 +38,7 @@ def test_receiver_down_then_up_gets_everything_in_order_per_object(
     server.answer(503, times=5)  # the first ones back are refused once more: real repeats
     server.come_up()
 
-    requests = server.wait_for(all_delivered(notes), timeout=15)  # type: ignore[arg-type]
+    requests = server.wait_for(all_delivered(notes), timeout=15)
 
     assert sorted(delivered_ids(requests)) == sorted(note.id for note in notes)
     assert ids_per_key(requests) == expected_per_key(notes)
@@ -158,7 +115,7 @@ def test_a_hanging_sink_does_not_slow_the_other(stoppers: list[Delivery]) -> Non
         fine = burst(healthy_name, 30, keys=10)
         for note in fine:
             delivery.submit(note)
-        requests = healthy.wait_for(all_delivered(fine), timeout=5)  # type: ignore[arg-type]
+        requests = healthy.wait_for(all_delivered(fine), timeout=5)
 
         assert max(r.arrived_at for r in requests) - submitted_at < 1.0
         assert metric("sent_total", stuck_name) == 0
@@ -179,7 +136,7 @@ def test_a_key_being_retried_blocks_only_itself(
     for note in (bad[0], *good[:3], bad[1], *good[3:]):
         delivery.submit(note)
 
-    requests = server.wait_for(all_delivered([*bad, *good]))  # type: ignore[arg-type]
+    requests = server.wait_for(all_delivered([*bad, *good]))
 
     order = delivered_ids(requests)
     assert order.index(bad[0].id) > max(order.index(note.id) for note in good)
