@@ -11,6 +11,7 @@ import time
 import urllib.error
 import urllib.request
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from tests.controlplane.processes import free_port
@@ -85,6 +86,13 @@ class ServiceProcess:
     def wait_exit(self, timeout: float = 30) -> int:
         assert self.proc is not None
         return self.proc.wait(timeout)
+
+    def wait_for_output(self, check: Callable[[str], bool], timeout: float = 15) -> None:
+        """Wait until ``check`` holds for the log so far; AssertionError (with it) if not."""
+        deadline = time.monotonic() + timeout
+        while not check(self.output()):
+            assert time.monotonic() < deadline, self.output()
+            time.sleep(0.2)
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

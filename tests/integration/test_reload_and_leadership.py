@@ -152,6 +152,11 @@ RULE_AUDIT = """
 """
 
 
+def reloads(log: str) -> int:
+    """Reloads that changed the config, not counting the first load."""
+    return log.count(" reloaded (sha256") - 1
+
+
 def _services_seen(server: WebhookServer) -> list[str]:
     return [r.json()["object"]["name"] for r in server.received() if r.status == 200]
 
@@ -180,7 +185,7 @@ def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
 
             # hook moves to another receiver; a new sink and its rule arrive together
             write(moved.url, audit=receiver.url)
-            _wait_reloaded(service, 1)
+            service.wait_for_output(lambda log: reloads(log) == 1)
             _service(kube, ns, "second")
             moved.wait_for(lambda _: _services_seen(moved) == ["second"], timeout=15)
             receiver.wait_for(lambda _: _services_seen(receiver) == ["first", "second"])
@@ -188,14 +193,14 @@ def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
             # a sink that cannot be built rejects the whole edit: the last good config runs
             broken = "  - {name: bad, type: webhook, url_file: /nonexistent/url}\n"
             write(moved.url, audit=None, extra_sink=broken)
-            _wait_for_log(service, "rejected")
+            service.wait_for_output(lambda log: "rejected" in log)
             _service(kube, ns, "third")
             moved.wait_for(lambda _: _services_seen(moved) == ["second", "third"], timeout=15)
             receiver.wait_for(lambda _: _services_seen(receiver)[-1] == "third", timeout=15)
 
             # the audit sink and its rule leave together
             write(moved.url, audit=None)
-            _wait_reloaded(service, 2)
+            service.wait_for_output(lambda log: reloads(log) == 2)
             _service(kube, ns, "fourth")
             moved.wait_for(lambda _: _services_seen(moved)[-1] == "fourth", timeout=15)
             time.sleep(1.0)
@@ -205,17 +210,3 @@ def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
         finally:
             assert service.stop() == 0, service.output()
     assert "nonexistent" in service.output()  # the rejection names the file it could not read
-
-
-def _wait_reloaded(service: ServiceProcess, count: int, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while service.output().count(" reloaded (sha256") < count + 1:  # +1: the initial load
-        assert time.monotonic() < deadline, service.output()
-        time.sleep(0.2)
-
-
-def _wait_for_log(service: ServiceProcess, text: str, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in service.output():
-        assert time.monotonic() < deadline, service.output()
-        time.sleep(0.2)
