@@ -1,4 +1,5 @@
-"""``kube-notifier``: the one command. ``run`` the service, or check and test ``rules``."""
+"""``kube-notifier``: the one command. ``run`` the service, check and test ``rules``,
+list and replay ``dead-letters``."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from notifier import __version__
+from notifier.cli_dead_letters import add_dead_letter_commands
 from notifier.cli_rules import add_rules_commands
 from notifier.service.options import add_run_command
 
@@ -20,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_command(commands)
     add_rules_commands(commands)
+    add_dead_letter_commands(commands)
     return parser
 
 

@@ -1,16 +1,21 @@
 """Dead letters: notifications given up on, kept for inspection and pruned by age.
 
 Written by ``Outbox.dead_letter`` (which also removes the outbox row in the
-same transaction); read here.
+same transaction); read here. ``DeadLetterFile`` is the view of another
+process (``kube-notifier dead-letters``) on the file the service is using:
+it only reads dead letters and deletes the ones it resent.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 
 from notifier.state.reader import Reader
+from notifier.state.schema import SCHEMA_VERSION
 
+_COLUMNS = "notification_id, sink, ordering_key, reason, detail, attempts, body, dead_at, id"
 INSERT_DEAD_LETTER = (
     "INSERT INTO dead_letters (notification_id, sink, ordering_key, reason, detail, attempts,"
     " body, dead_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -27,6 +32,7 @@ class DeadLetter:
     attempts: int
     body: bytes  # the notification, msgspec JSON
     dead_at: float
+    id: int = 0  # the row's, to remove it once resent
 
 
 class DeadLetters:
@@ -36,8 +42,7 @@ class DeadLetters:
     def recent(self, limit: int = 100) -> list[DeadLetter]:
         """Newest first."""
         rows = self._reader.rows(
-            "SELECT notification_id, sink, ordering_key, reason, detail, attempts, body, dead_at"
-            " FROM dead_letters ORDER BY id DESC LIMIT ?",
+            f"SELECT {_COLUMNS} FROM dead_letters ORDER BY id DESC LIMIT ?",
             (limit,),
         )
         return [DeadLetter(*row) for row in rows]
@@ -49,3 +54,50 @@ class DeadLetters:
 
 def prune_dead_letters(conn: sqlite3.Connection, *, older_than: float) -> None:
     conn.execute("DELETE FROM dead_letters WHERE dead_at < ?", (older_than,))
+
+
+class DeadLetterFileError(Exception):
+    """The state file cannot be read for its dead letters; the message says why."""
+
+
+class DeadLetterFile:
+    """The dead letters of a state file that the service may have open at the same time.
+
+    Never creates, migrates or moves the file (the service does that): a
+    missing file or another schema version is a ``DeadLetterFileError``.
+    """
+
+    def __init__(self, path: Path, *, timeout: float = 10.0) -> None:
+        if not path.is_file():
+            raise DeadLetterFileError(f"{path}: no such state file")
+        try:
+            self._conn = sqlite3.connect(
+                f"file:{path}?mode=rw", uri=True, timeout=timeout, isolation_level=None
+            )
+            (version,) = self._conn.execute("PRAGMA user_version").fetchone()
+        except sqlite3.Error as err:
+            raise DeadLetterFileError(f"{path}: cannot be read: {err}") from None
+        if version != SCHEMA_VERSION:
+            self._conn.close()
+            raise DeadLetterFileError(
+                f"{path}: schema version {version}, this kube-notifier reads {SCHEMA_VERSION}"
+                " (the service migrates it when it starts)"
+            )
+
+    def select(
+        self, *, sink: str | None = None, reason: str | None = None, limit: int = 100
+    ) -> list[DeadLetter]:
+        """Oldest first, optionally only those of ``sink`` / given up for ``reason``."""
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM dead_letters"
+            " WHERE (?1 IS NULL OR sink = ?1) AND (?2 IS NULL OR reason = ?2)"
+            " ORDER BY id LIMIT ?3",
+            (sink, reason, limit),
+        ).fetchall()
+        return [DeadLetter(*row) for row in rows]
+
+    def remove(self, letter: DeadLetter) -> None:
+        self._conn.execute("DELETE FROM dead_letters WHERE id = ?", (letter.id,))
+
+    def close(self) -> None:
+        self._conn.close()

@@ -1,0 +1,226 @@
+"""``kube-notifier dead-letters list|replay``: see what was given up on, and send it again.
+
+Both read the state file the service uses, and may run beside it (for
+example ``kubectl exec deploy/kube-notifier -- kube-notifier dead-letters
+list``): the file is opened without migrating or moving it.
+
+``replay`` sends each chosen dead letter once through its sink, built from
+the config as the service builds it, oldest first, under its original
+idempotency key. A letter that is sent is removed; one that fails stays.
+Retries are not ours to do here: after a retryable failure (the receiver
+still down, a 429) the rest of that sink's letters are left for a later
+run, and the exit code says something was left (1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TextIO
+
+import msgspec
+
+from notifier.config import ConfigError, read_config
+from notifier.config.model import Config
+from notifier.notifications import Notification
+from notifier.sinks.base import SendError, Sink
+from notifier.sinks.building import build_sink
+from notifier.sinks.secrets import SinkBuildError
+from notifier.sinks.threads import MemoryThreads
+from notifier.state.dead_letters import DeadLetter, DeadLetterFile, DeadLetterFileError
+
+_decoder = msgspec.json.Decoder(Notification)
+
+
+def add_dead_letter_commands(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    group = subparsers.add_parser("dead-letters", help="list or resend what delivery gave up on")
+    commands = group.add_subparsers(dest="dead_letters_command", required=True)
+    listing = commands.add_parser("list", help="the dead letters, oldest first")
+    _common(listing)
+    listing.add_argument("--json", action="store_true", help="one JSON object per line")
+    listing.set_defaults(handler=run_list)
+    replay = commands.add_parser("replay", help="send dead letters again, once each")
+    _common(replay)
+    replay.add_argument("--dry-run", action="store_true", help="say what would be sent")
+    replay.set_defaults(handler=run_replay)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=Path(os.environ.get("KUBE_NOTIFIER_CONFIG", "/etc/kube-notifier/config.yaml")),
+        help="the service's config file [KUBE_NOTIFIER_CONFIG]",
+    )
+    parser.add_argument(
+        "--state",
+        default=os.environ.get("KUBE_NOTIFIER_STATE", ""),
+        help="the state file; default: the config's state.path [KUBE_NOTIFIER_STATE]",
+    )
+    parser.add_argument("--sink", help="only this sink's")
+    parser.add_argument("--reason", help="only those given up for this reason (http_400, ...)")
+    parser.add_argument("--limit", type=int, default=100, help="at most this many (100)")
+
+
+def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    opened = _open(args)
+    if opened is None:
+        return 2
+    _, store = opened
+    try:
+        letters = store.select(sink=args.sink, reason=args.reason, limit=args.limit)
+    finally:
+        store.close()
+    for letter in letters:
+        print(json.dumps(_as_dict(letter)) if args.json else _line(letter), file=out)
+    if not args.json:
+        print(f"{len(letters)} dead letter{'s' if len(letters) != 1 else ''}", file=out)
+    return 0
+
+
+def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    opened = _open(args)
+    if opened is None:
+        return 2
+    config, store = opened
+    try:
+        letters = store.select(sink=args.sink, reason=args.reason, limit=args.limit)
+        replay = _Replay(config, store, out, dry_run=args.dry_run)
+        replay.send_all(letters)
+    except SinkBuildError as err:
+        print(f"kube-notifier: {err}", file=sys.stderr)
+        return 2
+    finally:
+        store.close()
+    return replay.summary()
+
+
+class _Replay:
+    def __init__(self, config: Config, store: DeadLetterFile, out: TextIO, *, dry_run: bool):
+        self._configs = {sink.name: sink for sink in config.sinks}
+        self._store = store
+        self._out = out
+        self._dry_run = dry_run
+        self._sinks: dict[str, Sink] = {}
+        self._given_up: dict[str, str] = {}  # sink -> why the rest of its letters wait
+        self._last_send: dict[str, float] = {}  # pacing group -> monotonic time
+        self.sent = self.left = 0
+
+    def send_all(self, letters: Iterable[DeadLetter]) -> None:
+        try:
+            for letter in letters:
+                self._send(letter)
+        finally:
+            for sink in self._sinks.values():
+                sink.close()
+
+    def summary(self) -> int:
+        verb = "would send" if self._dry_run else "sent"
+        print(f"{verb} {self.sent}, left {self.left}", file=self._out)
+        return 1 if self.left else 0
+
+    def _send(self, letter: DeadLetter) -> None:
+        why = self._cannot_send(letter)
+        note = None if why else _decoded(letter)
+        if note is None:
+            self._keep(letter, why or "its stored notification cannot be decoded")
+            return
+        if self._dry_run:
+            self.sent += 1
+            print(
+                f"#{letter.id} would send to {letter.sink}: {note.message.text[:80]}",
+                file=self._out,
+            )
+            return
+        self._wait_for_turn(letter.sink)
+        try:
+            self._sink(letter.sink).send(note)
+        except SendError as err:
+            if err.retryable:
+                self._given_up[letter.sink] = f"{letter.sink} answered {err.reason} to #{letter.id}"
+            self._keep(letter, f"{err.reason}: {err}")
+            return
+        self._store.remove(letter)
+        self.sent += 1
+        print(f"#{letter.id} sent to {letter.sink}", file=self._out)
+
+    def _cannot_send(self, letter: DeadLetter) -> str:
+        config = self._configs.get(letter.sink)
+        if config is None:
+            return f"no sink {letter.sink!r} in the config"
+        if not config.enabled:
+            return f"sink {letter.sink!r} is disabled in the config"
+        return self._given_up.get(letter.sink, "")
+
+    def _keep(self, letter: DeadLetter, why: str) -> None:
+        self.left += 1
+        print(f"#{letter.id} kept: {why}", file=self._out)
+
+    def _sink(self, name: str) -> Sink:
+        if name not in self._sinks:
+            self._sinks[name] = build_sink(self._configs[name], threads=MemoryThreads())
+        return self._sinks[name]
+
+    def _wait_for_turn(self, name: str) -> None:
+        config = self._configs[name]
+        group, interval = config.pacing_group, config.delivery.min_interval_seconds
+        wait = self._last_send.get(group, -interval) + interval - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        self._last_send[group] = time.monotonic()
+
+
+def _open(args: argparse.Namespace) -> tuple[Config, DeadLetterFile] | None:
+    try:
+        config = read_config(args.config).config
+    except (ConfigError, OSError) as err:
+        print(f"kube-notifier: cannot use config {args.config}:\n{err}", file=sys.stderr)
+        return None
+    path = Path(args.state or config.state.path)
+    try:
+        return config, DeadLetterFile(path)
+    except DeadLetterFileError as err:
+        print(f"kube-notifier: {err}", file=sys.stderr)
+        return None
+
+
+def _decoded(letter: DeadLetter) -> Notification | None:
+    try:
+        return _decoder.decode(letter.body)
+    except msgspec.DecodeError:
+        return None
+
+
+def _as_dict(letter: DeadLetter) -> dict[str, object]:
+    return {
+        "id": letter.id,
+        "dead_at": _when(letter.dead_at),
+        "sink": letter.sink,
+        "reason": letter.reason,
+        "attempts": letter.attempts,
+        "ordering_key": letter.ordering_key,
+        "notification_id": letter.notification_id,
+        "detail": letter.detail,
+    }
+
+
+def _line(letter: DeadLetter) -> str:
+    return (
+        f"#{letter.id} {_when(letter.dead_at)} {letter.sink} {letter.reason} "
+        f"after {letter.attempts} attempt{'s' if letter.attempts != 1 else ''}: "
+        f"{letter.ordering_key}: {letter.detail[:120]}"
+    )
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
