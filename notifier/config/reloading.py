@@ -8,12 +8,13 @@ the metrics and the returned ``ReloadResult``, which the caller logs or
 turns into a Kubernetes Event. Watching the file or ConfigMap is the
 caller's business.
 
-The rules take effect on swap. What else a reload changes is the
-``Stager``'s business (the service's: it rebuilds sinks); the stager runs
-before the swap, so a sink that cannot be built rejects the whole reload and
-new rules never name a sink that is not there. Sections nobody applies
-(``watch``, ``state``, and ``sinks`` without a stager) are listed in
-``ReloadResult.restart_needed`` when they changed.
+The rules take effect on swap. What else a reload changes is the business
+of the ``Stager``s (the service's: sinks, and the namespace watch that
+``namespace_selector`` rules need); they prepare before the swap, so a sink
+that cannot be built or a namespace list we may not read rejects the whole
+reload, and new rules never name a sink that is not there. What nobody
+applies (``watch``, ``state``; ``sinks`` and the namespace watch when no
+stager is set) is listed in ``ReloadResult.restart_needed`` when it changed.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class RulesHolder:
         self._clock = clock
         self._lock = threading.Lock()
         self._current = initial
-        self._stager: Stager | None = None
+        self._stagers: tuple[Stager, ...] = ()
         self.last_result = ReloadResult(True, True, initial.digest, initial.warnings, clock())
         metrics.record_success(initial.digest, self.last_result.at)
 
@@ -73,9 +74,9 @@ class RulesHolder:
             raise
         return cls(loaded, clock=clock)
 
-    def stage_with(self, stager: Stager) -> None:
-        """From now on, ``stager`` applies what a reload changes beyond the rules."""
-        self._stager = stager
+    def stage_with(self, *stagers: Stager) -> None:
+        """From now on, ``stagers`` apply the sinks and the namespace watch on a reload."""
+        self._stagers = stagers
 
     @property
     def current(self) -> LoadedConfig:
@@ -114,11 +115,13 @@ class RulesHolder:
         with self._lock:
             previous = self._current
             changed = candidate.digest != previous.digest
-            restart = _restart_needed(previous, candidate, sinks_staged=self._stager is not None)
-            if changed and self._stager is not None:
-                staged = self._stager(previous, candidate)
-                staged.apply()
-                restart = (*restart, *staged.restart_needed)
+            restart = _restart_needed(previous, candidate, staged=bool(self._stagers))
+            if changed:
+                # Every stager prepares before any applies: one refusal changes nothing.
+                prepared = [stager(previous, candidate) for stager in self._stagers]
+                for staged in prepared:
+                    staged.apply()
+                    restart = (*restart, *staged.restart_needed)
             if changed:
                 self._current = candidate
             result = ReloadResult(
@@ -142,15 +145,16 @@ class RulesHolder:
 
 
 def _restart_needed(
-    previous: LoadedConfig, candidate: LoadedConfig, *, sinks_staged: bool
+    previous: LoadedConfig, candidate: LoadedConfig, *, staged: bool
 ) -> tuple[str, ...]:
     old, new = previous.config, candidate.config
     sections = {
-        "sinks": not sinks_staged and old.sinks != new.sinks,
+        "sinks": not staged and old.sinks != new.sinks,
         "watch": old.watch != new.watch,
         "state": old.state != new.state,
         # The namespace watch starts only when a rule needs it (RBAC stays minimal).
-        "rules (namespace_selector needs the namespace watch)": new.uses_namespace_labels()
+        "rules (namespace_selector needs the namespace watch)": not staged
+        and new.uses_namespace_labels()
         and not old.uses_namespace_labels(),
     }
     return tuple(name for name, differs in sections.items() if differs)

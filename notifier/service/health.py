@@ -21,9 +21,10 @@ class Parts:
     stale_after: float
     wedged_after: float
     shutting_down: Callable[[], bool]
-    # Watched only when a rule selects namespaces by label: until it has listed them,
+    # Watched only once a rule selects namespaces by label: until it has listed them,
     # such a rule would route as if every namespace had no labels.
-    namespaces_listed: Callable[[], bool] | None = None
+    namespaces_watched: Callable[[], bool] = lambda: False
+    namespaces_listed: Callable[[], bool] = lambda: True
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -40,7 +41,7 @@ def readiness(parts: Parts) -> list[Check]:
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
     ]
-    if parts.namespaces_listed is not None:
+    if parts.namespaces_watched():
         checks.append(
             flag("synced-namespace-labels", parts.namespaces_listed, "namespaces not listed yet")
         )

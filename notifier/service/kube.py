@@ -11,6 +11,7 @@ from notifier.objects import Kind
 from notifier.source.auth import AuthError
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
+from notifier.source.namespaces import PATH as NAMESPACES_PATH
 from notifier.source.resources import RESOURCES
 
 log = logging.getLogger("notifier.service")
@@ -31,30 +32,52 @@ def cluster_access(kubeconfig: str | None, context: str | None) -> ClusterAccess
         raise KubeAccessError(f"cannot load Kubernetes credentials: {err}") from err
 
 
-def check_access(client: RawClient, kinds: Sequence[Kind], namespaces: Sequence[str]) -> None:
+def check_access(
+    client: RawClient,
+    kinds: Sequence[Kind],
+    namespaces: Sequence[str],
+    *,
+    namespace_labels: bool = False,
+) -> None:
     """List one object of each kind in each scope: a clear error now beats a retry loop later.
 
-    Only a refusal (401/403) stops us. An API server that cannot be reached
-    right now is the informers' to retry; meanwhile /readyz says not synced.
+    ``namespace_labels``: a rule selects namespaces by label, so namespaces are
+    listed too. Only a refusal (401/403) stops us. An API server that cannot be
+    reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
-    for kind in kinds:
-        resource = RESOURCES[kind]
-        scopes: list[str | None] = [*namespaces] or [None]
-        for namespace in scopes:
-            try:
-                client.get(resource.path(namespace), {"limit": "1"})
-            except AuthError as err:
-                raise KubeAccessError(f"cannot authenticate to the API server: {err}") from err
-            except (urllib3.exceptions.HTTPError, OSError) as err:
-                log.warning("API server not reachable yet (%s); the informers will retry", err)
-                return
-            except ApiError as err:
-                if err.status not in (FORBIDDEN, UNAUTHORIZED):
-                    log.warning("access check for %s: %s; continuing", resource.plural, err)
-                    continue
-                scope = f"in namespace {namespace!r}" if namespace else "cluster-wide"
-                group = resource.group_path.removeprefix("/apis/").removeprefix("/api/")
-                raise KubeAccessError(
-                    f"not allowed to list {resource.plural} ({group}) {scope}: "
-                    f"{err.message or err.reason}. Grant list and watch on {resource.plural}."
-                ) from err
+    scopes: list[str | None] = [*namespaces] or [None]
+    lists = [
+        (RESOURCES[kind].path(namespace), RESOURCES[kind].plural, _group(kind), namespace)
+        for kind in kinds
+        for namespace in scopes
+    ]
+    if namespace_labels:
+        lists.append((NAMESPACES_PATH, "namespaces", "v1", None))
+    for path, plural, group, namespace in lists:
+        if not _may_list(client, path, plural, group, namespace):
+            return
+
+
+def _group(kind: Kind) -> str:
+    return RESOURCES[kind].group_path.removeprefix("/apis/").removeprefix("/api/")
+
+
+def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: str | None) -> bool:
+    """True if listing worked (or failed other than by refusal); False if unreachable."""
+    try:
+        client.get(path, {"limit": "1"})
+    except AuthError as err:
+        raise KubeAccessError(f"cannot authenticate to the API server: {err}") from err
+    except (urllib3.exceptions.HTTPError, OSError) as err:
+        log.warning("API server not reachable yet (%s); the informers will retry", err)
+        return False
+    except ApiError as err:
+        if err.status not in (FORBIDDEN, UNAUTHORIZED):
+            log.warning("access check for %s: %s; continuing", plural, err)
+            return True
+        scope = f"in namespace {namespace!r}" if namespace else "cluster-wide"
+        raise KubeAccessError(
+            f"not allowed to list {plural} ({group}) {scope}: "
+            f"{err.message or err.reason}. Grant list and watch on {plural}."
+        ) from err
+    return True

@@ -32,12 +32,12 @@ from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
-from notifier.rules.probing import no_namespace_labels
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
+from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen
@@ -48,7 +48,6 @@ from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
 from notifier.source.interning import freeze_heap
-from notifier.source.namespaces import NamespaceLabels
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.workers.intake import Intake
@@ -96,7 +95,8 @@ def run(opts: RunOptions) -> int:
     watch = holder.current.config.watch
     try:
         raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
-        check_access(raw, watch.kinds, watch.namespaces)
+        uses_labels = holder.current.config.uses_namespace_labels()
+        check_access(raw, watch.kinds, watch.namespaces, namespace_labels=uses_labels)
     except KubeAccessError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)
         return EXIT_ACCESS
@@ -131,14 +131,12 @@ class _Service:
         threads: ThreadStore = state.threads if state is not None else MemoryThreads()
         outbox = state.outbox if state is not None else None
         self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
-        holder.stage_with(sink_stager(self.delivery, threads))
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
-        self.namespaces = NamespaceLabels(raw.sibling()) if config.uses_namespace_labels() else None
-        self.engine = RulesEngine(
-            holder.ruleset, namespace_labels=self.namespaces or no_namespace_labels
-        )
+        self.namespaces = NamespaceWatch(raw)
+        holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage)
+        self.engine = RulesEngine(holder.ruleset, namespace_labels=self.namespaces)
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)
@@ -211,7 +209,8 @@ class _Service:
             self.opts.stale_after_seconds,
             self.opts.wedged_after_seconds,
             self.signals.stop.is_set,
-            self.namespaces.synced.is_set if self.namespaces is not None else None,
+            namespaces_watched=lambda: self.namespaces.watching,
+            namespaces_listed=self.namespaces.listed,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),
@@ -225,7 +224,7 @@ class _Service:
         self.delivery.start()
         self.workers.start()
         self.ticker.start()
-        if self.namespaces is not None:
+        if self.holder.current.config.uses_namespace_labels():
             self.namespaces.start()
         for informer in self.informers:
             informer.start()
@@ -260,8 +259,7 @@ class _Service:
             reloader.stop()
         for informer in self.informers:
             informer.stop()
-        if self.namespaces is not None:
-            self.namespaces.stop()
+        self.namespaces.stop()
         drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
         self.ticker.stop(release_all=True)
         if self.elector is not None:

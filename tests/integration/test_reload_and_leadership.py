@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -210,3 +212,86 @@ def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
         finally:
             assert service.stop() == 0, service.output()
     assert "nonexistent" in service.output()  # the rejection names the file it could not read
+
+
+RULE_BY_TEAM = """
+  - name: payments-crashloops
+    match:
+      kinds: [Pod]
+      namespace_selector: team=payments
+      to: [CrashLoopBackOff]
+    sinks: [hook]
+"""
+
+
+def _readiness_checks(service: ServiceProcess) -> dict[str, bool]:
+    return {c["name"]: c["ok"] for c in json.loads(service.get("/readyz")[1])["checks"]}
+
+
+def test_a_reload_starts_the_namespace_watch_and_is_refused_while_namespaces_are_not_readable(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    payments, other = kube.namespace("pay"), kube.namespace("other")
+    kube.core.patch_namespace(payments, {"metadata": {"labels": {"team": "payments"}}})
+    user = f"reader-{payments}"
+    control_plane.kubectl_apply(_reader("object-reader", [("", "pods"), ("", "services")]))
+    control_plane.kubectl_apply(_reader("deployment-reader", [("apps", "deployments")]))
+    for ns in (payments, other):  # may read what it watches, not namespaces
+        for role in ("object-reader", "deployment-reader"):
+            control_plane.kubectl_apply(_binding("RoleBinding", user, role, ns))
+        kube.create_pod(ns, "api")
+    base = (
+        f"watch: {{namespaces: [{payments}, {other}]}}\n"
+        f"sinks: [{{name: hook, type: webhook, url: '{receiver.url}'}}]\n"
+        "rules:\n  - {name: deletes, match: {events: [deleted]}, sinks: [hook]}\n"
+    )
+    path = tmp_path / "config.yaml"
+    path.write_text(base)
+    service = ServiceProcess(path, control_plane.kubeconfig_for(user), "none").start()
+    try:
+        service.wait_ready()
+        assert "synced-namespace-labels" not in _readiness_checks(service)
+
+        path.write_text(base + RULE_BY_TEAM)
+        service.wait_for_output(lambda log: "not allowed to list namespaces" in log)
+        assert "rejected" in service.output()
+
+        control_plane.kubectl_apply(_reader("namespace-reader", [("", "namespaces")]))
+        control_plane.kubectl_apply(_binding("ClusterRoleBinding", user, "namespace-reader"))
+        path.write_text(base + RULE_BY_TEAM + "# namespaces readable now\n")
+        service.wait_for_output(lambda log: reloads(log) == 1)
+        assert _readiness_checks(service)["synced-namespace-labels"] is True
+        _crashloop(kube, other, "api")
+        _crashloop(kube, payments, "api")
+        requests = receiver.wait_for_count(1, timeout=20)
+        time.sleep(1.0)
+        assert len(receiver.received()) == 1 and payments in requests[0].body.decode()
+        assert "restart" not in service.output()
+    finally:
+        assert service.stop() == 0, service.output()
+
+
+def _reader(name: str, resources: list[tuple[str, str]]) -> dict[str, Any]:
+    """A ClusterRole that may list and watch ``(api group, resource)`` pairs."""
+    rules = [
+        {"apiGroups": [group], "resources": [resource], "verbs": ["get", "list", "watch"]}
+        for group, resource in resources
+    ]
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": name},
+        "rules": rules,
+    }
+
+
+def _binding(kind: str, user: str, role: str, namespace: str | None = None) -> dict[str, Any]:
+    metadata = {"name": f"{user}-{role}", **({"namespace": namespace} if namespace else {})}
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": kind,
+        "metadata": metadata,
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
+    }
