@@ -13,10 +13,10 @@
   (a ``time.monotonic()`` value), then halts them; what is left stays in
   the outbox. Notifications submitted after ``stop`` are written to the
   outbox for the next start. Stop delivery before closing the state store.
-- A config reload changes sinks while running: ``apply`` (before the new
-  rules are in use) starts added sinks and retargets changed ones in place,
-  so their queues and order stay; ``retire`` (after) lets a removed sink
-  send what it holds, then stops it. See ``SinkChanges``.
+- A config reload changes sinks while running: ``apply(SinkChanges)``
+  (before the new rules are in use) starts added sinks, retargets changed
+  ones in place (their queues and order stay) and lets a removed sink send
+  what it holds for ``RETIRE_SECONDS`` before it stops.
 """
 
 from __future__ import annotations
