@@ -375,6 +375,21 @@ def test_restart_checksum_covers_secrets_not_rules(offline_helm: Helm) -> None:
     )
     checksum = "checksum/config"
     assert first["metadata"]["annotations"][checksum] != second["metadata"]["annotations"][checksum]
+    # what the service cannot apply while running rolls the pods; sinks do not
+    restarting = [
+        '--set-json=watchNamespaces=["team-a"]',
+        "--set=config.watch.workers=8",
+        '--set-json=config.state={"dead_letter_retention_hours": 24}',
+    ]
+    for change in restarting:
+        changed = _pod_template(offline_helm.template("kn", change))
+        assert (
+            changed["metadata"]["annotations"][checksum]
+            != base["metadata"]["annotations"][checksum]
+        ), change
+    console = '--set-json=config.sinks=[{"name": "console", "type": "console", "max_lines": 5}]'
+    sinks = _pod_template(offline_helm.template("kn", console))
+    assert sinks == base, "a sink change hot-reloads"
     image = _pod_template(offline_helm.template("kn", "--set=image.tag=9.9.9"))
     assert image["spec"]["containers"][0]["image"] == "kube-notifier:9.9.9"
 

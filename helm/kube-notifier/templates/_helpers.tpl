@@ -182,14 +182,25 @@ with its name. Keys kube-notifier does not know are kept, so that it reports the
 
 {{/*
 What needs a restart to take effect, hashed into the pod template: the Secret
-the chart creates (environment variables are read at start). Not the rules:
-they hot-reload.
+the chart creates (environment variables are read at start), and the parts of
+the config kube-notifier cannot apply while running (watch, state, a sink's
+delivery.concurrency). Not the rules or the rest of the sinks: they hot-reload.
 */}}
 {{- define "kube-notifier.restartChecksum" -}}
 {{- $inputs := dict }}
 {{- if and .Values.secret.create (not .Values.secret.existingSecret) }}
 {{- $_ := set $inputs "secret" .Values.secret.data }}
 {{- end }}
+{{- $config := include "kube-notifier.config" . | fromYaml }}
+{{- $_ := set $inputs "watch" (default dict $config.watch) }}
+{{- $_ := set $inputs "state" (default dict $config.state) }}
+{{- $threads := list }}
+{{- range (default list $config.sinks) }}
+{{- if and .delivery .delivery.concurrency }}
+{{- $threads = append $threads (list .name .delivery.concurrency) }}
+{{- end }}
+{{- end }}
+{{- $_ := set $inputs "threads" $threads }}
 {{- toJson $inputs | sha256sum }}
 {{- end }}
 
