@@ -150,6 +150,9 @@ class _Replay:
                 self._given_up[letter.sink] = f"{letter.sink} answered {err.reason} to #{letter.id}"
             self._keep(letter, f"{err.reason}: {err}")
             return
+        except Exception as err:  # a bug in the sink: say so, keep the letter, go on
+            self._keep(letter, f"the sink failed unexpectedly: {type(err).__name__}: {err}")
+            return
         self._store.remove(letter)
         self.sent += 1
         print(f"#{letter.id} sent to {letter.sink}", file=self._out)
