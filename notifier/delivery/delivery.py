@@ -116,9 +116,14 @@ class Delivery:
         Call before the rules that name the added sinks are in use.
         """
         with self._changes:
+            added = list(changes.added)
             for target in changes.changed:
-                self._runners[target.sink.name].retarget(target)
-            for target in changes.added:
+                runner = self._runners.get(target.sink.name)
+                if runner is None:  # a plan from another config than ours: start it anew
+                    added.append(target)
+                else:
+                    runner.retarget(target)
+            for target in added:
                 # A sink removed and added back: the old runner finishes first, so two
                 # never send one sink's notifications (the new one loads what is left).
                 self._finish_retiring(target.sink.name)
