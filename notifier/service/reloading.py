@@ -42,7 +42,10 @@ class FileReloader:
 
     def _loop(self) -> None:
         while not self._stop.wait(self._interval):
-            self.check()
+            try:
+                self.check()
+            except Exception:  # a bug: say it loudly, but keep watching the file
+                log.exception("config %s: reload failed unexpectedly", self._path)
 
     def check(self) -> ReloadResult | None:
         digest = _digest(self._path)
