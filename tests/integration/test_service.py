@@ -367,11 +367,15 @@ def test_debug_decisions_show_what_matched_and_are_off_by_default(
         _crashloop(kube, ns, "api")
         receiver.wait_for_count(1, timeout=20)
         decisions = json.loads(service.get("/debug/decisions")[1])["decisions"]
-        crash = next(d for d in decisions if "CrashLoopBackOff" in d["entered"])
+        crash = next(
+            d for d in decisions if "CrashLoopBackOff" in d["entered"] and d["origin"] == "live"
+        )
         assert crash["object"] == f"Pod/{ns}/api"
         assert [(n["rule"], n["sink"]) for n in crash["notifications"]] == [("crashloops", "hook")]
         assert crash["matched"] == ["crashloops"]
-        start = next(d for d in decisions if d["origin"] == "initial_list")
+        start = next(
+            d for d in decisions if d["origin"] == "initial_list" and d["object"] == f"Pod/{ns}/old"
+        )
         assert (
             start["notifications"] == []
             and {"rule": "", "reason": "startup"} in start["suppressed"]
