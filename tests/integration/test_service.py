@@ -6,6 +6,8 @@ import json
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -140,6 +142,49 @@ def test_quiet_start_then_live_crashloop_is_delivered_and_restart_catches_up(
         assert all("catch_up" in b for b in bodies)
     finally:
         assert second.stop() == 0, second.output()
+
+
+def test_dead_letters_are_replayed_beside_the_running_service(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("dead")
+    for name in ("a", "b"):
+        kube.create_pod(ns, name)
+    config, state = _config(tmp_path, ns, receiver.url), tmp_path / "state.db"
+    receiver.answer(400, times=None)  # the receiver refuses: given up on at once
+    service = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        service.wait_ready()
+        for name in ("a", "b"):
+            _crashloop(kube, ns, name)
+        cli = [sys.executable, "-m", "notifier", "dead-letters"]
+        where = ["--config", str(config), "--state", str(state)]
+        deadline = time.monotonic() + 20
+        while len(listed := _run(*cli, "list", *where, "--json").splitlines()) < 2:
+            assert time.monotonic() < deadline, listed
+            time.sleep(0.3)
+        assert sorted(json.loads(line)["ordering_key"] for line in listed) == [
+            f"Pod/{ns}/a",
+            f"Pod/{ns}/b",
+        ]
+
+        receiver.clear_answers()  # mended
+        replayed = _run(*cli, "replay", *where)
+        assert replayed.splitlines()[-1] == "sent 2, left 0"
+        accepted = [r for r in receiver.received() if r.status == 200]
+        assert sorted(_pods_in(accepted)) == ["a", "b"]
+        assert _run(*cli, "list", *where).splitlines()[-1] == "0 dead letters"
+        kube.delete_pod(ns, "b")  # and the service delivers on, undisturbed
+        receiver.wait_for(lambda rs: sum(1 for r in rs if r.status == 200) == 3, timeout=20)
+    finally:
+        assert service.stop() == 0, service.output()
+
+
+def _run(*argv: str) -> str:
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
 
 
 def test_identity_without_list_permission_gets_a_clear_error(
