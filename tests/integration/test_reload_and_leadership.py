@@ -13,7 +13,7 @@ import pytest
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube, in_parallel
 from tests.integration.service import ServiceProcess, keys_by_pod
-from tests.integration.test_service import CONFIG, _crashloop
+from tests.integration.test_service import CONFIG, RULE_BY_TEAM, _crashloop
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
@@ -212,16 +212,6 @@ def test_a_reload_adds_moves_and_removes_sinks_without_a_restart(
         finally:
             assert service.stop() == 0, service.output()
     assert "nonexistent" in service.output()  # the rejection names the file it could not read
-
-
-RULE_BY_TEAM = """
-  - name: payments-crashloops
-    match:
-      kinds: [Pod]
-      namespace_selector: team=payments
-      to: [CrashLoopBackOff]
-    sinks: [hook]
-"""
 
 
 def _readiness_checks(service: ServiceProcess) -> dict[str, bool]:

@@ -45,6 +45,16 @@ rules:
 """
 
 
+RULE_BY_TEAM = """
+  - name: payments-crashloops
+    match:
+      kinds: [Pod]
+      namespace_selector: team=payments
+      to: [CrashLoopBackOff]
+    sinks: [hook]
+"""
+
+
 def _crashloop(kube: Kube, ns: str, name: str) -> None:
     """Make a pod's container wait in CrashLoopBackOff, as a kubelet would report it."""
     status = {
@@ -301,13 +311,7 @@ sinks:
     type: webhook
     url: {receiver.url}
 rules:
-  - name: payments-crashloops
-    match:
-      kinds: [Pod]
-      namespace_selector: team=payments
-      to: [CrashLoopBackOff]
-    sinks: [hook]
-""")
+{RULE_BY_TEAM}""")
     for ns in (payments, other):
         kube.create_pod(ns, "api")
     service = ServiceProcess(config, control_plane.kubeconfig, "none").start()

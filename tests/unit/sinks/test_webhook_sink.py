@@ -4,7 +4,6 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,12 +18,6 @@ from tests.unit.sinks.certificates import server_context, write_self_signed
 from tests.unit.sinks.factories import notification
 
 SECRET = b"s3cret-signing-key"
-
-
-@pytest.fixture
-def server() -> Iterator[WebhookServer]:
-    with WebhookServer() as running:
-        yield running
 
 
 def sink_for(url: str, **options: object) -> WebhookSink:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from notifier.notifications import Notification
 from notifier.state import Failure, StateStore
 from tests.support.webhook_server import WebhookServer
 from tests.unit.sinks.factories import notification
-from tests.unit.state.helpers import open_store
 
 CONFIG = """
 sinks:
@@ -23,19 +21,6 @@ sinks:
 rules:
   - {{name: all, sinks: [hook, other]}}
 """
-
-
-@pytest.fixture
-def server() -> Iterator[WebhookServer]:
-    with WebhookServer() as running:
-        yield running
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[StateStore]:
-    opened = open_store(tmp_path / "state.db")  # open all along, as the running service has it
-    yield opened
-    opened.close()
 
 
 def dead_letter(store: StateStore, note: Notification, reason: str = "http_503") -> None:
