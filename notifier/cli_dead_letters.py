@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
@@ -72,37 +72,44 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    opened = _open(args)
-    if opened is None:
-        return 2
-    _, store = opened
-    try:
-        letters = store.select(sink=args.sink, reason=args.reason, limit=args.limit)
-    finally:
-        store.close()
-    for letter in letters:
-        print(json.dumps(_as_dict(letter)) if args.json else _line(letter), file=out)
-    if not args.json:
-        print(f"{len(letters)} dead letter{'s' if len(letters) != 1 else ''}", file=out)
-    return 0
+
+    def show(_: Config, __: DeadLetterFile, letters: list[DeadLetter]) -> int:
+        for letter in letters:
+            print(json.dumps(_as_dict(letter)) if args.json else _line(letter), file=out)
+        if not args.json:
+            print(f"{len(letters)} dead letter{'s' if len(letters) != 1 else ''}", file=out)
+        return 0
+
+    return _with_chosen(args, show)
 
 
 def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
+    def resend(config: Config, store: DeadLetterFile, letters: list[DeadLetter]) -> int:
+        replay = _Replay(config, store, out or sys.stdout, dry_run=args.dry_run)
+        try:
+            replay.send_all(letters)
+        except SinkBuildError as err:
+            print(f"kube-notifier: {err}", file=sys.stderr)
+            return 2
+        return replay.summary()
+
+    return _with_chosen(args, resend)
+
+
+def _with_chosen(
+    args: argparse.Namespace,
+    work: Callable[[Config, DeadLetterFile, list[DeadLetter]], int],
+) -> int:
+    """Open the config and state file, choose the letters by the flags, run ``work``, close."""
     opened = _open(args)
     if opened is None:
         return 2
     config, store = opened
     try:
         letters = store.select(sink=args.sink, reason=args.reason, limit=args.limit)
-        replay = _Replay(config, store, out, dry_run=args.dry_run)
-        replay.send_all(letters)
-    except SinkBuildError as err:
-        print(f"kube-notifier: {err}", file=sys.stderr)
-        return 2
+        return work(config, store, letters)
     finally:
         store.close()
-    return replay.summary()
 
 
 class _Replay:
