@@ -2,7 +2,9 @@
 
 One producer thread adds a fixed number of distinct keys while N workers
 get and done them; the figure is keys processed / wall time. Metrics are on,
-as in the service. Bounded: each run handles ``--keys`` keys and stops.
+as in the service. N is 1, the service's default worker count (``watch.workers``)
+and 16. Bounded: each run handles ``--keys`` keys and stops. Prints a line a
+worker count and writes bench/results/queue.json.
 
     .venv/bin/python -m bench.queue_bench [--keys 200000]
 """
@@ -13,6 +15,8 @@ import argparse
 import threading
 import time
 
+from bench import results
+from notifier.config.model import WatchConfig
 from notifier.queue import WorkQueue
 
 
@@ -48,9 +52,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=200_000)
     args = parser.parse_args()
-    for workers in (1, 4):
+    default = WatchConfig().workers
+    rows = []
+    for workers in sorted({1, default, 16}):
         rate = run(workers, args.keys)
-        print(f"workers={workers}: {rate:,.0f} keys/s (add+get+done)")
+        note = " (the service's default)" if workers == default else ""
+        print(f"workers={workers}: {rate:,.0f} keys/s (add+get+done){note}")
+        rows.append({"workers": workers, "keys_per_second": round(rate), "default": bool(note)})
+    print(f"written to {results.write('queue', {'keys': args.keys, 'rows': rows})}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """How fast one transition is routed through 10, 100 and 1,000 rules.
 
-Run: ``.venv/bin/python bench/rules_bench.py`` (about ten seconds). Prints
-evaluations per second and microseconds per evaluation for two rule mixes:
+Run: ``.venv/bin/python -m bench.rules_bench`` (about ten seconds). Prints
+evaluations per second and microseconds per evaluation for two rule mixes,
+and writes them to bench/results/rules.json:
 
 * ``typical``: most rules name their namespaces exactly (indexed), a fifth
   use globs or regexes, a few match everywhere, as a large multi-team
@@ -19,6 +20,7 @@ from typing import Any
 
 import msgspec
 
+from bench import results
 from notifier.objects import Kind, Pod, key_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import RuleSpec
@@ -103,6 +105,7 @@ def main() -> None:
     print(
         f"{'mix':<8} {'rules':>6} {'candidates':>10} {'matched':>7} {'evals/s':>10} {'us/eval':>8}"
     )
+    rows = []
     for mix, make in (("typical", typical_rule), ("worst", worst_rule)):
         for count in (10, 100, 1000):
             ruleset = compiled([make(i) for i in range(count)])
@@ -112,6 +115,11 @@ def main() -> None:
             flag = "" if micros < TARGET_US else f"  (over {TARGET_US:.0f} us)"
             row = f"{mix:<8} {count:>6} {candidates:>10} {matched:>7} {rate:>10,.0f} {micros:>8.1f}"
             print(row + flag)
+            rows.append(
+                {"mix": mix, "rules": count, "candidates": candidates, "matched": matched}
+                | {"evaluations_per_second": round(rate), "us_per_evaluation": round(micros, 2)}
+            )
+    print(f"written to {results.write('rules', {'target_us': TARGET_US, 'rows': rows})}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ over those Pods), each in its own fresh interpreter pinned to one core.
   through ``Watch.unmarshal_event`` into a ``V1Pod`` (the return type its
   ``stream`` derives from ``CoreV1Api.list_pod_for_all_namespaces``), then
   a dict cache and a ``queue.Queue``.
+- dicts: the same client used well, ``Watch.stream(..., deserialize=False)``:
+  each line only through ``json.loads`` (what that mode does), plain dicts
+  cached, no models. The stronger of the two baselines; ratios name theirs.
 
 Throughput: the ADDED events fill the cache (the initial list), the heap is
 frozen as the service does after sync, the queue is drained (the workers
@@ -236,31 +239,55 @@ def client_watch() -> tuple[Any, Any]:
     return watcher, pod_type
 
 
-def client_feed(lines: Sequence[bytes], cache: dict[str, Any], keys: queue.Queue[str]) -> None:
+@dataclass(frozen=True)
+class ClientPath:
+    """How a baseline turns one watch line into an event, and an object into its key."""
+
+    decode: Callable[[bytes], dict[str, Any]]
+    key: Callable[[Any], str]
+
+
+def models() -> ClientPath:
     watcher, pod_type = client_watch()
+    return ClientPath(
+        decode=lambda line: watcher.unmarshal_event(line.decode("utf-8"), pod_type),
+        key=lambda pod: f"{pod.metadata.namespace}/{pod.metadata.name}",
+    )
+
+
+def dicts() -> ClientPath:
+    # Watch.stream(..., deserialize=False): its lines are str, each json.loads'ed, no models.
+    return ClientPath(
+        decode=lambda line: json.loads(line.decode("utf-8")),
+        key=lambda pod: f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
+    )
+
+
+def client_feed(
+    path: ClientPath, lines: Sequence[bytes], cache: dict[str, Any], keys: queue.Queue[str]
+) -> None:
     for line in lines:
-        event = watcher.unmarshal_event(line.decode("utf-8"), pod_type)  # as iter_resp_lines
-        pod = event["object"]
-        key = f"{pod.metadata.namespace}/{pod.metadata.name}"
+        event = path.decode(line)
+        key = path.key(event["object"])
         if event["type"] == "DELETED":
             cache.pop(key, None)
         else:
-            cache[key] = pod
+            cache[key] = event["object"]
         keys.put(key)
 
 
-def client_throughput(stream: Recorded, limit: int) -> Result:
-    warm_up(client_cache, stream.added)  # its one-time model imports are no per-event cost
+def client_throughput(path: ClientPath, stream: Recorded, limit: int) -> Result:
+    warm_up(lambda lines: client_cache(path, lines), stream.added)  # one-time imports
     cache: dict[str, Any] = {}
     keys: queue.Queue[str] = queue.Queue()
-    initial = rate(len(stream.added), lambda: client_feed(stream.added, cache, keys))
+    initial = rate(len(stream.added), lambda: client_feed(path, stream.added, cache, keys))
     gc_before = full_collection_seconds()
     frozen = freeze_heap()
     gc_after = full_collection_seconds()
     while not keys.empty():
         keys.get_nowait()
     timed = stream.modified[:limit] if limit else stream.modified
-    events = rate(len(timed), lambda: client_feed(timed, cache, keys))
+    events = rate(len(timed), lambda: client_feed(path, timed, cache, keys))
     return {
         **best([initial], "initial_list_events"),
         **best([events], "events"),
@@ -271,10 +298,18 @@ def client_throughput(stream: Recorded, limit: int) -> Result:
     }
 
 
-def client_cache(lines: Sequence[bytes]) -> dict[str, Any]:
+def client_cache(path: ClientPath, lines: Sequence[bytes]) -> dict[str, Any]:
     cache: dict[str, Any] = {}
-    client_feed(lines, cache, queue.Queue())
+    client_feed(path, lines, cache, queue.Queue())
     return cache
+
+
+def model_cache(lines: Sequence[bytes]) -> dict[str, Any]:
+    return client_cache(models(), lines)
+
+
+def dict_cache(lines: Sequence[bytes]) -> dict[str, Any]:
+    return client_cache(dicts(), lines)
 
 
 # -- memory ------------------------------------------------------------------------
@@ -313,13 +348,16 @@ def run_child(args: argparse.Namespace) -> Result:
     stream = read_stream(Path(args.stream), args.pods)
     roles: dict[str, Callable[[], Result]] = {
         "ours-throughput": lambda: our_throughput(stream, args.repeats),
-        "client-throughput": lambda: client_throughput(stream, args.client_events),
+        "client-throughput": lambda: client_throughput(models(), stream, args.client_events),
+        "dicts-throughput": lambda: client_throughput(dicts(), stream, 0),
         "ours-rss": lambda: rss_per_pod(our_cache, stream.added),
         "untrimmed-rss": lambda: rss_per_pod(untrimmed_cache, stream.added),
-        "client-rss": lambda: rss_per_pod(client_cache, stream.added),
+        "client-rss": lambda: rss_per_pod(model_cache, stream.added),
+        "dicts-rss": lambda: rss_per_pod(dict_cache, stream.added),
         "ours-traced": lambda: traced_per_pod(our_cache, stream.added),
         "untrimmed-traced": lambda: traced_per_pod(untrimmed_cache, stream.added),
-        "client-traced": lambda: traced_per_pod(client_cache, stream.added[: args.client_traced]),
+        "client-traced": lambda: traced_per_pod(model_cache, stream.added[: args.client_traced]),
+        "dicts-traced": lambda: traced_per_pod(dict_cache, stream.added),
     }
     return roles[args.child]()
 
@@ -361,6 +399,14 @@ def summarize(measured: dict[str, Result]) -> Result:
     ours, client = measured["ours-throughput"], measured["client-throughput"]
     ours_rss, client_rss = measured["ours-rss"], measured["client-rss"]
     ours_traced = measured["ours-traced"]["traced_bytes_per_pod"]
+    dicts_ = measured["dicts-throughput"]
+    against_dicts = {
+        "events_per_s": ours["events_per_s"] / dicts_["events_per_s"],
+        "events_per_cpu_s": ours["events_per_cpu_s"] / dicts_["events_per_cpu_s"],
+        "rss_bytes_per_pod": measured["dicts-rss"]["rss_bytes_per_pod"]
+        / ours_rss["rss_bytes_per_pod"],
+        "traced_bytes_per_pod": measured["dicts-traced"]["traced_bytes_per_pod"] / ours_traced,
+    }
     ratios = {
         "events_per_s": ours["events_per_s"] / client["events_per_s"],
         "events_per_cpu_s": ours["events_per_cpu_s"] / client["events_per_cpu_s"],
@@ -373,6 +419,7 @@ def summarize(measured: dict[str, Result]) -> Result:
     }
     return {
         "ratios": ratios,
+        "ratios_vs_dicts": against_dicts,
         "targets": {
             "events_ratio_min": TARGET_RATIO,
             "bytes_per_pod_max": TARGET_BYTES_PER_POD,
@@ -393,30 +440,37 @@ _EVENT_RATIOS = (
 
 def table(report: Result) -> str:
     m, s = report["measured"], report["summary"]
-    ours, client = m["ours-throughput"], m["client-throughput"]
+    ours, client, dicts_ = m["ours-throughput"], m["client-throughput"], m["dicts-throughput"]
     rows = [
-        ("events/s, MODIFIED, full path", ours["events_per_s"], client["events_per_s"]),
+        ("events/s, MODIFIED, full path", ours["events_per_s"], client["events_per_s"],
+         dicts_["events_per_s"]),
         ("events/CPU-s, MODIFIED, full path", ours["events_per_cpu_s"],
-         client["events_per_cpu_s"]),
+         client["events_per_cpu_s"], dicts_["events_per_cpu_s"]),
         ("events/s, ADDED (initial list)", ours["initial_list_events_per_s"],
-         client["initial_list_events_per_s"]),
-        ("events/s, decode + trim only", ours["decode_trim_events_per_s"], None),
-        ("events/s, decode only", ours["decode_events_per_s"], None),
+         client["initial_list_events_per_s"], dicts_["initial_list_events_per_s"]),
+        ("events/s, decode + trim only", ours["decode_trim_events_per_s"], None, None),
+        ("events/s, decode only", ours["decode_events_per_s"], None, None),
         ("bytes/Pod cached, RSS", m["ours-rss"]["rss_bytes_per_pod"],
-         m["client-rss"]["rss_bytes_per_pod"]),
+         m["client-rss"]["rss_bytes_per_pod"], m["dicts-rss"]["rss_bytes_per_pod"]),
         ("bytes/Pod cached, tracemalloc", m["ours-traced"]["traced_bytes_per_pod"],
-         m["client-traced"]["traced_bytes_per_pod"]),
+         m["client-traced"]["traced_bytes_per_pod"], m["dicts-traced"]["traced_bytes_per_pod"]),
         ("bytes/Pod, msgspec without interning", m["untrimmed-traced"]["traced_bytes_per_pod"],
-         None),
+         None, None),
         ("full gc.collect() s, before freeze", ours["full_gc_seconds_before_freeze"],
-         client["full_gc_seconds_before_freeze"]),
+         client["full_gc_seconds_before_freeze"], dicts_["full_gc_seconds_before_freeze"]),
         ("full gc.collect() s, after freeze", ours["full_gc_seconds_after_freeze"],
-         client["full_gc_seconds_after_freeze"]),
+         client["full_gc_seconds_after_freeze"], dicts_["full_gc_seconds_after_freeze"]),
     ]  # fmt: skip
-    lines = [f"{'':40} {'ours':>14} {'client':>14}"]
-    for label, mine, theirs in rows:
-        lines.append(f"{label:40} {_figure(mine):>14} {_figure(theirs):>14}")
-    lines.append("ratios: " + ", ".join(f"{k} {v:.1f}x" for k, v in s["ratios"].items()))
+    lines = [f"{'':40} {'ours':>14} {'client models':>14} {'client dicts':>14}"]
+    for label, mine, models_, plain in rows:
+        lines.append(f"{label:40} {_figure(mine):>14} {_figure(models_):>14} {_figure(plain):>14}")
+    lines.append(
+        "ratios vs client models: " + ", ".join(f"{k} {v:.1f}x" for k, v in s["ratios"].items())
+    )
+    lines.append(
+        "ratios vs client dicts (deserialize=False): "
+        + ", ".join(f"{k} {v:.1f}x" for k, v in s["ratios_vs_dicts"].items())
+    )
     lines.append(f"targets: {s['targets']}")
     return "\n".join(lines)
 
@@ -436,6 +490,9 @@ ROLES = (
     "client-throughput",
     "client-rss",
     "client-traced",
+    "dicts-throughput",
+    "dicts-rss",
+    "dicts-traced",
 )
 
 
