@@ -5,7 +5,9 @@ ruleset, passes each match through noise control and renders what is to be
 sent now; ``tick`` renders group digests that have come due. The ruleset is
 read through a callable on every call (``RulesHolder.ruleset``), so a reload
 takes effect at the next transition while groups already open keep the
-rule they were opened with.
+rule they were opened with. Members a group holds are also handed to a
+``Holding`` (``notifier.rules.holding``), forgotten once their release is
+submitted (``forget``), and offered again at start (``restore``).
 
 Thread-safe: workers call ``process`` concurrently, one loop calls ``tick``
 (every second, or at ``next_due()``). No I/O, no sleeping; the clock is
@@ -14,16 +16,19 @@ injected and every call takes an optional ``now``.
 
 from __future__ import annotations
 
+import itertools
+import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from notifier.notifications import Message, Notification
 from notifier.rules import metrics
 from notifier.rules.facts import digest_context, single_context
+from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.library import Role, builtin_template
-from notifier.rules.noise import GroupLabels, NoiseControl, Release
+from notifier.rules.noise import Admission, GroupLabels, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, for_digest, for_transition
 from notifier.rules.probing import (
     EvalContext,
@@ -35,9 +40,10 @@ from notifier.rules.probing import (
 )
 from notifier.rules.rendering import render_message
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
-from notifier.transitions.model import Transition
+from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
+log = logging.getLogger("notifier.rules")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +85,15 @@ class RulesEngine:
         clock: Clock = time.time,
         namespace_labels: NamespaceLabels = no_namespace_labels,
         owner_of: OwnerLookup = default_owner_of,
+        holding: Holding | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
         self._namespace_labels = namespace_labels
         self._owner_of = owner_of
         self._noise: NoiseControl[_Pending] = NoiseControl()
+        self._holding = holding or NoHolding()
+        self._tokens = itertools.count(1)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
@@ -100,36 +109,83 @@ class RulesEngine:
         decision = Decision.of(evaluation)
         if not evaluation.routes:
             return decision
-        owner = safely(self._owner_of, transition.obj)
-        base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
+        base = self._context(ruleset, transition)
         for rule in evaluation.routes:
             if rule.sinks:
                 pending = _Pending(rule, transition, {**base, "rule": rule.name})
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
 
-    def tick(self, now: float | None = None) -> list[Notification]:
-        """Digests (and lone group members) whose time has come."""
+    def tick(self, now: float | None = None) -> Released:
+        """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
         now = self._clock() if now is None else now
-        return [n for release in self._noise.tick(now) for n in self._render(release, now)]
+        releases = self._noise.tick(now)
+        notifications = [n for release in releases for n in self._render(release, now)]
+        return Released(notifications, tuple(t for r in releases for t in r.tokens))
+
+    def forget(self, released: Released) -> None:
+        """``released`` was submitted: its held members need no durable copy any more."""
+        if released.tokens:
+            self._holding.forget(released.tokens)
+
+    def restore(self) -> Released:
+        """Offer again what a previous process held, into groups timed from when it was held.
+
+        Marked ``catch_up``; a member whose rule is gone (or no longer sends) is
+        forgotten. Call once at start, before anything else is offered.
+        """
+        held = self._holding.held()
+        self._tokens = itertools.count(max((m.token for m in held), default=0) + 1)
+        ruleset, restored = self._rulesets(), Released()
+        for member in held:
+            rule = next((r for r in ruleset.rules if r.name == member.rule and r.sinks), None)
+            if rule is None:
+                log.warning("held member of rule %r dropped: no such rule now", member.rule)
+                restored = _joined(restored, Released(tokens=(member.token,)))
+                continue
+            transition = replace(member.transition, origin=Origin.CATCH_UP)
+            pending = _Pending(
+                rule, transition, {**self._context(ruleset, transition), "rule": rule.name}
+            )
+            restored = _joined(restored, self._readmit(pending, member))
+        if held:
+            log.info("%d group members held before the restart are waiting again", len(held))
+        return restored
 
     def next_due(self) -> float | None:
         return self._noise.next_due()
 
+    def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
+        owner = safely(self._owner_of, transition.obj)
+        return single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
+
     def _offer(self, pending: _Pending, now: float, decision: Decision) -> list[Notification]:
+        rule, token = pending.rule, next(self._tokens)
+        admission = self._admit(pending, now, token)
+        if admission.held:
+            self._holding.hold(Held(token, rule.name, pending.transition, now))
+        if admission.suppressed is not None:
+            metrics.count_suppressed(admission.suppressed)
+            decision.suppressed.append((rule.name, admission.suppressed.value))
+        return [] if admission.release is None else self._render(admission.release, now)
+
+    def _readmit(self, pending: _Pending, member: Held) -> Released:
+        admission = self._admit(pending, member.held_at, member.token)
+        if admission.release is not None:  # the rule no longer groups: send it now
+            return Released(self._render(admission.release, self._clock()), (member.token,))
+        return Released() if admission.held else Released(tokens=(member.token,))
+
+    def _admit(self, pending: _Pending, now: float, token: int) -> Admission[_Pending]:
         rule = pending.rule
-        admission = self._noise.offer(
+        return self._noise.offer(
             pending,
             rule=rule.name,
             policy=rule.noise,
             dedup_key=dedup_key(rule.name, pending.transition),
             group=group_labels(rule.noise.group_by, pending.context),
             now=now,
+            token=token,
         )
-        if admission.suppressed is not None:
-            metrics.count_suppressed(admission.suppressed)
-            decision.suppressed.append((rule.name, admission.suppressed.value))
-        return [] if admission.release is None else self._render(admission.release, now)
 
     def _render(self, release: Release[_Pending], now: float) -> list[Notification]:
         if release.is_digest:
@@ -139,6 +195,10 @@ class RulesEngine:
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
         _count_render(failed, "single")
         return for_transition(item.rule.name, item.rule.sinks, item.transition, message, now)
+
+
+def _joined(first: Released, second: Released) -> Released:
+    return Released(first.notifications + second.notifications, first.tokens + second.tokens)
 
 
 def _render_digest(release: Release[_Pending], now: float) -> list[Notification]:

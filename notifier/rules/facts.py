@@ -277,7 +277,7 @@ def _common(members: Sequence[dict[str, Any]], field: str) -> str:
 
 
 def _item(member: dict[str, Any]) -> dict[str, Any]:
-    fields = ("kind", "namespace", "name", "uid", "transition", "reason", "observed_at")
+    fields = ("kind", "namespace", "name", "uid", "transition", "reason", "observed_at", "origin")
     return {field: member[field] for field in fields}
 
 

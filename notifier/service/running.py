@@ -5,10 +5,12 @@ workers -> informers -> HTTP. The HTTP layer (FastAPI, uvicorn: half a
 second of imports) is imported only once the informers are listing, so the
 API server serializes the first pages while we import. Once informers are
 synced, what we knew before a restart and is gone now is queued as catch-up
-deletes, and the cache is frozen out of the cyclic GC's reach. SIGTERM (or SIGINT): readiness goes
-false, informers stop, workers drain, open groups are released, delivery
-drains until the deadline (the rest stays in the outbox), exit 0. A second
-signal ends the process at once.
+deletes, and the cache is frozen out of the cyclic GC's reach. Group
+members a previous process held are held again before workers start.
+SIGTERM (or SIGINT): readiness goes false, informers stop, workers drain,
+open groups are released and committed to the outbox, delivery drains until
+the deadline (the rest stays in the outbox), exit 0. A second signal ends
+the process at once.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from notifier.rules.engine import RulesEngine
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
+from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
@@ -136,7 +139,8 @@ class _Service:
         )
         self.namespaces = NamespaceWatch(raw)
         holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage)
-        self.engine = RulesEngine(holder.ruleset, namespace_labels=self.namespaces)
+        holding = DurableHolding(state.held) if state is not None else None
+        self.engine = RulesEngine(holder.ruleset, namespace_labels=self.namespaces, holding=holding)
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)
@@ -222,6 +226,7 @@ class _Service:
     def serve(self) -> int:
         self.signals.install()
         self.delivery.start()
+        self.ticker.restore()
         self.workers.start()
         self.ticker.start()
         if self.holder.current.config.uses_namespace_labels():
@@ -262,6 +267,10 @@ class _Service:
         self.namespaces.stop()
         drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
         self.ticker.stop(release_all=True)
+        if self.state is not None:
+            # What the ticker just released reaches its sink's queue once committed:
+            # commit it now, so delivery drains it instead of leaving it for next time.
+            self.state.flush(max(0.0, deadline - time.monotonic()))
         if self.elector is not None:
             self._election_stop.set()  # the elector releases the Lease for a fast takeover
             self._election.join(5)

@@ -3,6 +3,8 @@
 ``RoutingStage`` is the workers' TransitionSink. A ``Ticker`` thread
 releases group digests when they come due. Both hand notifications to a
 ``submit`` callable: delivery itself, or the leader gate in front of it.
+The ticker tells the engine to forget a digest's held members only after
+it submitted the digest, so the outbox row is written before they go.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 
 from notifier.notifications import Notification
 from notifier.rules.engine import Decision, RulesEngine
+from notifier.rules.holding import Released
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
@@ -71,9 +74,17 @@ class Ticker:
         while not self._stop.wait(self._interval):
             self.flush()
 
+    def restore(self) -> None:
+        """Hold again what a previous process held (call before ``start``)."""
+        self._hand_on(self._engine.restore())
+
     def flush(self, now: float | None = None) -> None:
-        for notification in self._engine.tick(now):
+        self._hand_on(self._engine.tick(now))
+
+    def _hand_on(self, released: Released) -> None:
+        for notification in released.notifications:
             self._submit(notification)
+        self._engine.forget(released)
 
     def stop(self, *, release_all: bool) -> None:
         """Stop ticking; with ``release_all`` hand on every open group now (shutdown)."""

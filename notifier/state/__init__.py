@@ -1,8 +1,9 @@
-"""Durable state in one SQLite file: outbox, dead letters, Slack threads, last-seen objects."""
+"""Durable state in one SQLite file: outbox, dead letters, threads, last-seen objects, groups."""
 
 from notifier.state.config import StateConfig
 from notifier.state.database import StateUnavailableError
 from notifier.state.dead_letters import DeadLetter
+from notifier.state.held import HeldMembers, HeldRow
 from notifier.state.outbox import Failure, Outbox, PendingPage
 from notifier.state.seen import SeenObjects, SeenRecord, decode_object, encode_object
 from notifier.state.store import StateStore
@@ -10,6 +11,8 @@ from notifier.state.store import StateStore
 __all__ = [
     "DeadLetter",
     "Failure",
+    "HeldMembers",
+    "HeldRow",
     "Outbox",
     "PendingPage",
     "SeenObjects",

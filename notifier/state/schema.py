@@ -9,13 +9,15 @@ rather than guessed at.
 - ``dead_letters``: notifications given up on, with why; pruned by age.
 - ``slack_threads``: the ``ts`` of each thread's first message; pruned by age.
 - ``seen``: the last object state the worker acted on, per kind and key.
+- ``held``: transitions a rule's group holds for its next digest, until the
+  digest is in the outbox (version 3).
 """
 
 from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -61,6 +63,12 @@ CREATE TABLE IF NOT EXISTS slack_threads (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS slack_threads_by_age ON slack_threads (created_at);
 
+CREATE TABLE IF NOT EXISTS held (
+    token INTEGER PRIMARY KEY,
+    rule TEXT NOT NULL,
+    transition BLOB NOT NULL,
+    held_at REAL NOT NULL
+);
 """
     + _SEEN
 )

@@ -1,7 +1,8 @@
 """``StateStore``: the durable state of one kube-notifier process, in one SQLite file.
 
-It holds the outbox, the dead letters, Slack thread roots and the last
-object state acted on per key, all written by one ``BatchWriter`` thread
+It holds the outbox, the dead letters, Slack thread roots, the last
+object state acted on per key and the group members waiting for their
+digest, all written by one ``BatchWriter`` thread
 (group commits, submission order) and read through one read connection.
 Old dead letters, thread roots and abandoned outbox rows are pruned by the
 writer every ``prune_interval_seconds``. See ``database`` for what happens
@@ -18,6 +19,7 @@ from functools import partial
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
+from notifier.state.held import HeldMembers
 from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
 from notifier.state.seen import SeenObjects
@@ -42,6 +44,7 @@ class StateStore:
         self.dead_letters = DeadLetters(self._reader)
         self.threads = SlackThreads(self._writer, self._reader, clock=clock)
         self.seen = SeenObjects(self._writer, self._reader)
+        self.held = HeldMembers(self._writer, self._reader)
         self._writer.start()
 
     @property

@@ -7,8 +7,11 @@ opaque (``T``): this module decides *when* and *together with what*, never
 what a message says.
 
 ``offer`` returns a ``Release`` right away for rules without ``group_by``,
-or holds the item in its group. Either way, the same ``dedup_key`` offered
-again within the rule's dedup window is suppressed (``SuppressReason.DEDUP``).
+or holds the item in its group (``Admission.held``). Either way, the same
+``dedup_key`` offered again within the rule's dedup window is suppressed
+(``SuppressReason.DEDUP``). A held item carries the caller's ``token``, and
+its release lists the tokens of all it released, so a caller that keeps a
+durable copy of each held item knows which copies a release makes obsolete.
 Thread-safe: workers offer concurrently while one loop ticks.
 """
 
@@ -31,6 +34,11 @@ class Admission(Generic[T]):
     release: Release[T] | None = None  # send this now
     suppressed: SuppressReason | None = None  # or why nothing is sent for this item
 
+    @property
+    def held(self) -> bool:
+        """The item waits in a group (alone or with others) for a later release."""
+        return self.release is None and self.suppressed in (None, SuppressReason.GROUP)
+
 
 class NoiseControl(Generic[T]):
     def __init__(self) -> None:
@@ -48,6 +56,7 @@ class NoiseControl(Generic[T]):
         dedup_key: str,
         group: GroupLabels,
         now: float,
+        token: int = 0,
     ) -> Admission[T]:
         """Admit one item; ``group`` holds the values of ``policy.group_by`` for it."""
         with self._lock:
@@ -57,9 +66,7 @@ class NoiseControl(Generic[T]):
             self._sent.remember(dedup_key, now, policy.dedup_window)
             if not policy.grouped:
                 return Admission(release=Release(rule, (item,), 1))
-            return self._grouped(
-                item, rule=rule, policy=policy, key=dedup_key, labels=group, now=now
-            )
+            return self._grouped(item, rule, policy, (dedup_key, group, token), now)
 
     def tick(self, now: float) -> list[Release[T]]:
         """Releases of the groups that are due; closes groups that are done."""
@@ -79,15 +86,21 @@ class NoiseControl(Generic[T]):
         return min(dues, default=None)
 
     def _grouped(
-        self, item: T, *, rule: str, policy: NoisePolicy, key: str, labels: GroupLabels, now: float
+        self,
+        item: T,
+        rule: str,
+        policy: NoisePolicy,
+        member: tuple[str, GroupLabels, int],
+        now: float,
     ) -> Admission[T]:
+        key, labels, token = member
         group = self._groups.get((rule, labels))
         if group is None:
             group = Group(rule, labels, policy, due_at=now + policy.group_wait)
             self._groups[rule, labels] = group
             PENDING_GROUPS.set(len(self._groups))
         joined_others = group.pending > 0
-        if not group.add(item, key, now):
+        if not group.add(item, key, now, token):
             return Admission(suppressed=SuppressReason.DEDUP)
         return Admission(suppressed=SuppressReason.GROUP if joined_others else None)
 

@@ -13,7 +13,8 @@ Timing follows Alertmanager, read for events rather than firing alerts:
 
 Only the first ``max_listed`` pending members are kept; the rest are
 counted, so a digest of 10,000 pods holds 20 of them and says how many
-more there were.
+more there were. Every pending member's ``token`` is kept, listed or not,
+so the caller can forget the durable copy of each once its release is sent.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class Release(Generic[T]):
     items: tuple[T, ...]  # the members listed (at most ``max_listed``)
     total: int  # members in this release, listed or not
     group: GroupLabels | None = None  # None: not grouped
+    tokens: tuple[int, ...] = ()  # the callers' tokens of every member released
 
     @property
     def is_digest(self) -> bool:
@@ -50,25 +52,31 @@ class Group(Generic[T]):
     due_at: float
     released_at: float | None = None
     listed: list[T] = field(default_factory=list)
-    pending: int = 0
+    tokens: list[int] = field(default_factory=list)
     reported: DedupMemory = field(default_factory=DedupMemory)
 
-    def add(self, item: T, member_key: str, now: float) -> bool:
+    @property
+    def pending(self) -> int:
+        return len(self.tokens)
+
+    def add(self, item: T, member_key: str, now: float, token: int = 0) -> bool:
         """Hold ``item`` for the next release; False if it was released recently."""
         if self.reported.seen(member_key, now):
             return False
         self.reported.remember(member_key, now, self.policy.repeat_interval)
         if len(self.listed) < self.policy.max_listed:
             self.listed.append(item)
-        self.pending += 1
+        self.tokens.append(token)
         return True
 
     def release(self, now: float) -> Release[T] | None:
         """The pending members if the group is due, else None."""
         if not self.pending or now < self.due_at:
             return None
-        released = Release(self.rule, tuple(self.listed), self.pending, self.labels)
-        self.listed, self.pending = [], 0
+        released = Release(
+            self.rule, tuple(self.listed), self.pending, self.labels, tuple(self.tokens)
+        )
+        self.listed, self.tokens = [], []
         self.released_at, self.due_at = now, now + self.policy.group_interval
         self.reported.prune(now)
         return released

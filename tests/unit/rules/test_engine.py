@@ -81,8 +81,8 @@ def test_mass_failure_becomes_one_digest() -> None:
     before = _suppressed("group")
     assert all(engine.process(_pod(i), now=NOW + i * 0.01) == [] for i in range(200))
     assert _suppressed("group") == before + 199
-    assert engine.tick(NOW + 29) == []
-    [digest] = engine.tick(NOW + 31)
+    assert engine.tick(NOW + 29).notifications == []
+    [digest] = engine.tick(NOW + 31).notifications
     text = digest.message.text
     assert text.splitlines()[0] == (
         "[prod-eu] 200 Pods in shop: OOMKilled, CrashLoopBackOff, NotReady, "
@@ -102,7 +102,7 @@ def test_groups_split_by_namespace() -> None:
     for index in range(3):
         engine.process(_pod(index, "shop"))
         engine.process(_pod(index, "billing"))
-    digests = engine.tick(NOW + 30)
+    digests = engine.tick(NOW + 30).notifications
     assert sorted(d.message.payload["group"]["namespace"] for d in digests) == ["billing", "shop"]
 
 
@@ -110,7 +110,7 @@ def test_group_by_label_and_owner() -> None:
     engine, _ = _engine([{"name": "f", "sinks": ["slack"], "group_by": ["owner", "label:app"]}])
     engine.process(_pod(1))
     engine.process(_pod(2))
-    [digest] = engine.tick(NOW + 30)
+    [digest] = engine.tick(NOW + 30).notifications
     assert digest.message.payload["group"] == {"owner": "Deployment/web", "label:app": "web"}
 
 

@@ -180,6 +180,6 @@ def test_index_gives_the_same_answer_as_scanning_every_rule(made: Transition) ->
 @given(transitions())
 def test_odd_transitions_never_raise(made: Transition) -> None:
     engine = RulesEngine(lambda: COMPILED, clock=lambda: NOW)
-    for notification in engine.process(made) + engine.tick(NOW + 3600):
+    for notification in engine.process(made) + engine.tick(NOW + 3600).notifications:
         assert notification.message.text
     COMPILED.explain(made, EvalContext(now=NOW))

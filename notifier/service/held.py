@@ -1,0 +1,45 @@
+"""The rules' ``Holding`` kept in the state database: held transitions as msgspec JSON."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import msgspec
+
+from notifier.rules.holding import Held
+from notifier.state import HeldMembers, HeldRow
+from notifier.transitions.model import Transition
+
+log = logging.getLogger("notifier.service")
+
+_encoder = msgspec.json.Encoder()
+_decoder: msgspec.json.Decoder[Transition] = msgspec.json.Decoder(Transition)
+
+
+class DurableHolding:
+    def __init__(self, members: HeldMembers) -> None:
+        self._members = members
+
+    def held(self) -> list[Held]:
+        restored, unreadable = [], []
+        for row in self._members.all_held():
+            try:
+                restored.append(
+                    Held(row.token, row.rule, _decoder.decode(row.encoded), row.held_at)
+                )
+            except msgspec.DecodeError as err:  # ValidationError is a DecodeError
+                log.warning(
+                    "held member %d of rule %r is unreadable (%s)", row.token, row.rule, err
+                )
+                unreadable.append(row.token)
+        if unreadable:
+            self._members.forget(unreadable)
+        return restored
+
+    def hold(self, member: Held) -> None:
+        encoded = _encoder.encode(member.transition)
+        self._members.hold(HeldRow(member.token, member.rule, encoded, member.held_at))
+
+    def forget(self, tokens: Sequence[int]) -> None:
+        self._members.forget(tokens)
