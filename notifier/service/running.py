@@ -43,7 +43,7 @@ from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
-from notifier.service.seen import DurableSeen
+from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
 from notifier.sinks.secrets import SinkBuildError
@@ -165,6 +165,7 @@ class _Service:
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
         seen = DurableSeen(self.state.seen, config.watch.kinds) if self.state else None
         self.known = Known(seen)
+        log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
         settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
         self.informers = [
@@ -253,6 +254,11 @@ class _Service:
             if gone:
                 log.info("%d %s objects were deleted while we were away", gone, informer.kind.value)
         freeze_heap()  # the cache is long-lived: keep the cyclic GC from rescanning it
+        while self.intake.initial_list_waiting():
+            if self.signals.stop.wait(0.2):
+                return
+        self.known.mark_baseline()  # from now on, a start with this file is not a first one
+        log.info("initial list acted on: a restart will catch up on what changes meanwhile")
         log.info(
             "informers synced: %s",
             ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),

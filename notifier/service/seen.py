@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 
 import msgspec
@@ -10,6 +11,7 @@ import msgspec
 from notifier.objects import Kind, KubeObject
 from notifier.state.seen import SeenObjects, decode_object, encode_object
 from notifier.workers.keys import WorkKey
+from notifier.workers.known import Known
 
 log = logging.getLogger("notifier.service")
 
@@ -27,6 +29,12 @@ class DurableSeen:
                 except msgspec.DecodeError:
                     log.warning("unreadable saved state for %s/%s; treating it as new", kind, key)
 
+    def has_baseline(self) -> bool:
+        return self._seen.baseline_at() is not None
+
+    def mark_baseline(self) -> None:
+        self._seen.mark_baseline(time.time())
+
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         for key, obj in changes:
             if obj is None:
@@ -40,3 +48,21 @@ class DurableSeen:
                     resource_version=meta.resource_version,
                     encoded=encode_object(obj),
                 )
+
+
+def log_baseline(known: Known, *, with_state: bool) -> None:
+    """Say at start whether the initial list is the baseline (quiet) or compared with state."""
+    if not with_state:
+        log.info("no state database: every start is a first start (the initial list is quiet)")
+    elif known.first_start:
+        log.info(
+            "first start with this state database: the initial list is the baseline, told only"
+            " when it changes (%d objects saved by an earlier start that did not finish it)",
+            len(known),
+        )
+    else:
+        log.info(
+            "saved state: %d objects acted on before; what changed, appeared or went away"
+            " meanwhile is told as catch-up",
+            len(known),
+        )

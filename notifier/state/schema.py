@@ -11,6 +11,8 @@ rather than guessed at.
 - ``seen``: the last object state the worker acted on, per kind and key.
 - ``held``: transitions a rule's group holds for its next digest, until the
   digest is in the outbox (version 3).
+- ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
+  first acted on the whole initial list (version 3).
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ CREATE TABLE IF NOT EXISTS slack_threads (
     PRIMARY KEY (scope, thread_key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS slack_threads_by_age ON slack_threads (created_at);
+
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS held (
     token INTEGER PRIMARY KEY,

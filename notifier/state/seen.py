@@ -6,6 +6,10 @@ stored as msgspec JSON of ``notifier.objects`` structs (``encode_object`` /
 ``decode_object``). Reads see this process's own writes at once, even
 before they are committed. Records are not pruned by age: a record goes
 when the worker forgets it (the object was deleted).
+
+``baseline_at`` tells a first start from a later one: it is set once a start
+has acted on its whole initial list. Until then the records are incomplete,
+and an object listed with no record is the world as it was, not news.
 """
 
 from __future__ import annotations
@@ -62,6 +66,15 @@ class SeenObjects:
         record = SeenRecord(uid, resource_version, encoded)
         self._write((kind.value, key), record, partial(_upsert, (kind.value, key, *record)))
 
+    def baseline_at(self) -> float | None:
+        """When a start first acted on its whole initial list; None before (a first start)."""
+        rows = self._reader.rows("SELECT value FROM meta WHERE name = 'baseline_at'")
+        return float(rows[0][0]) if rows else None
+
+    def mark_baseline(self, now: float) -> None:
+        """Every object listed so far has a record (queued behind their writes)."""
+        self._writer.submit(partial(_set_meta, ("baseline_at", repr(now))))
+
     def forget_seen(self, kind: Kind, key: ObjectKey) -> None:
         self._write((kind.value, key), None, partial(_delete, (kind.value, key)))
 
@@ -106,6 +119,10 @@ def _upsert(row: tuple[str, str, str, str, bytes], conn: sqlite3.Connection) -> 
         " resource_version = excluded.resource_version, object = excluded.object",
         row,
     )
+
+
+def _set_meta(row: tuple[str, str], conn: sqlite3.Connection) -> None:
+    conn.execute("INSERT OR IGNORE INTO meta (name, value) VALUES (?, ?)", row)
 
 
 def _delete(key: tuple[str, str], conn: sqlite3.Connection) -> None:

@@ -43,6 +43,11 @@ class Intake:
             self._queue.add(key)
         return len(vanished)
 
+    def initial_list_waiting(self) -> bool:
+        """Whether a key the initial list showed still waits for a worker."""
+        with self._lock:
+            return any(pending.listed is not None for pending in self._pending.values())
+
     def take(self, key: WorkKey) -> Pending:
         with self._lock:
             return self._pending.pop(key, None) or Pending()

@@ -5,6 +5,12 @@ a key processed once for ten updates still yields the right transition.
 Objects are shared with the cache (they are immutable), so this costs a
 dict entry per object, not a copy. ``SeenStore`` persists it so that after
 a restart only real changes produce (catch-up) notifications.
+
+``first_start`` is true when there is no saved state to compare with (no
+store, a new or set-aside file, or a start that never finished acting on its
+initial list): then what the initial list shows is the baseline, kept quiet.
+On any later start an object listed with no record appeared while we were
+away (or was never acted on), and is told as a catch-up add.
 """
 
 from __future__ import annotations
@@ -20,6 +26,14 @@ from notifier.workers.keys import WorkKey
 class SeenStore(Protocol):
     def load_seen(self) -> Iterable[tuple[WorkKey, KubeObject]]: ...
 
+    def has_baseline(self) -> bool:
+        """Whether an earlier start acted on its whole initial list."""
+        ...
+
+    def mark_baseline(self) -> None:
+        """This start acted on its whole initial list (persisted behind the records)."""
+        ...
+
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         """Persist (asynchronously is fine): an object to remember, or None to forget the key."""
         ...
@@ -30,8 +44,17 @@ class Known:
         self._objects: dict[WorkKey, KubeObject] = {}
         self._store = store
         self._lock = threading.Lock()
+        self.first_start = store is None or not store.has_baseline()
         if store is not None:
             self._objects.update(store.load_seen())
+
+    def mark_baseline(self) -> None:
+        """The initial list was acted on: a later start compares with what is saved."""
+        if self._store is not None and self.first_start:
+            self._store.mark_baseline()
+
+    def __len__(self) -> int:
+        return len(self._objects)
 
     def get(self, key: WorkKey) -> KubeObject | None:
         return self._objects.get(key)

@@ -46,8 +46,13 @@ def transitions_for(
     pending: Pending,
     *,
     observed_at: float,
+    first_start: bool = True,
 ) -> list[Transition]:
-    """Everything that happened to one key between ``prev`` and ``current``."""
+    """Everything that happened to one key between ``prev`` and ``current``.
+
+    An object listed at start with no saved state is quiet (``INITIAL_LIST``)
+    only on a ``first_start``; after that it appeared while we were away.
+    """
     origin = pending.origin(had_state=prev is not None)
 
     def between(old: KubeObject | None, new: KubeObject | None, how: Origin) -> list[Transition]:
@@ -59,7 +64,8 @@ def transitions_for(
     if pending.listed is not None:
         # The state the initial list showed splits what changed while we were away
         # (or the first sighting) from what changed live after it.
-        out += between(prev, pending.listed, Origin.CATCH_UP if prev else Origin.INITIAL_LIST)
+        quiet = prev is None and first_start
+        out += between(prev, pending.listed, Origin.INITIAL_LIST if quiet else Origin.CATCH_UP)
         prev = pending.listed
     if pending.tombstone is not None:
         out += between(prev, pending.tombstone, origin)
@@ -146,7 +152,9 @@ class Workers:
         pending = self._intake.take(key)
         current = self._stores[key.kind].get(key.key)
         prev = self._known.get(key)
-        transitions = transitions_for(prev, current, pending, observed_at=self._clock())
+        transitions = transitions_for(
+            prev, current, pending, observed_at=self._clock(), first_start=self._known.first_start
+        )
         try:
             if transitions:
                 self._sink.handle(transitions)

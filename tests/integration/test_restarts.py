@@ -86,3 +86,56 @@ def test_sigkill_with_deliveries_pending_delivers_them_after_restart(
     finally:
         assert second.stop() == 0, second.output()
     assert set(pods) <= set(keys_by_pod(receiver))
+
+
+ADDS = """
+cluster_name: test
+watch:
+  namespaces: [{ns}]
+  kinds: [Pod, Service]
+sinks:
+  - name: hook
+    type: webhook
+    url: {url}
+rules:
+  - name: created
+    match:
+      kinds: [Pod, Service]
+      events: [added]
+    sinks: [hook]
+"""
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("stop_with", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "sigkill"])
+def test_objects_created_while_down_are_told_as_catch_up_adds(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, stop_with: int
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("down")
+    kube.create_pod(ns, "before")
+    config, state = tmp_path / "config.yaml", tmp_path / "state.db"
+    config.write_text(ADDS.format(ns=ns, url=receiver.url))
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    first.wait_ready()
+    first.wait_for_output(lambda out: "initial list acted on" in out)
+    assert first.stop(stop_with) in (0, -signal.SIGKILL), first.output()
+    assert receiver.received() == [], "the first start's initial list must stay quiet"
+
+    # While we are down: a Service and a Pod appear, and the Pod starts running.
+    ports = [{"port": 80, "targetPort": 8080}]
+    kube.core.create_namespaced_service(
+        ns, {"metadata": {"name": "new-svc"}, "spec": {"ports": ports}}
+    )
+    kube.create_pod(ns, "new-pod")
+    kube.core.patch_namespaced_pod_status("new-pod", ns, {"status": {"phase": "Running"}})
+
+    second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        second.wait_ready()
+        receiver.wait_for_count(2, timeout=30)
+    finally:
+        assert second.stop() == 0, second.output()
+    told = {(r.json()["object"]["kind"], r.json()["object"]["name"]) for r in receiver.received()}
+    assert told == {("Service", "new-svc"), ("Pod", "new-pod")}
+    assert {r.json()["origin"] for r in receiver.received()} == {"catch_up"}

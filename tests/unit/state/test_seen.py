@@ -77,3 +77,15 @@ def test_all_seen_lists_one_kind_with_pending_writes(tmp_path: Path) -> None:
     assert pods[ObjectKey("default/c")] == SeenRecord(
         "uid-c", "3", encode_object(pod("c", "Failed", "3"))
     )
+
+
+def test_the_baseline_mark_is_kept_across_restarts_and_set_once(tmp_path: Path) -> None:
+    first = open_store(tmp_path / "s.db")
+    assert first.seen.baseline_at() is None  # a new file: a first start
+    first.seen.mark_baseline(100.0)
+    first.seen.mark_baseline(200.0)
+    first.close()
+
+    second = open_store(tmp_path / "s.db")
+    assert second.seen.baseline_at() == 100.0
+    second.close()

@@ -69,6 +69,12 @@ class Seen:
     def load_seen(self) -> Iterable[tuple[WorkKey, KubeObject]]:
         return self.objects
 
+    def has_baseline(self) -> bool:
+        return True
+
+    def mark_baseline(self) -> None:
+        pass
+
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         pass
 
@@ -239,3 +245,12 @@ def test_a_delete_arriving_during_a_pass_that_is_then_dropped_keeps_its_final_st
     assert len(deletes) == 1
     assert deletes[0].old == final
     assert not deletes[0].final_state_unknown
+
+
+def test_initial_list_waiting_until_every_listed_key_is_taken() -> None:
+    intake = Intake(_queue(), Known())
+    assert not intake.initial_list_waiting()
+    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    assert intake.initial_list_waiting()
+    intake.take(WEB_KEY)
+    assert not intake.initial_list_waiting()

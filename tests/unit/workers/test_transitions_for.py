@@ -113,6 +113,15 @@ def test_first_sighting_from_the_initial_list_is_an_initial_list_add() -> None:
     assert {"Running", "Ready"} <= transitions[0].new_states
 
 
+def test_on_a_later_start_an_object_listed_with_no_saved_state_is_a_catch_up_add() -> None:
+    # It appeared while we were away, or its add was never acted on before a crash.
+    pending = Pending()
+    pending.add(_delta(DeltaType.ADDED, CRASHING, Origin.INITIAL_LIST))
+    transitions = transitions_for(None, CRASHING, pending, observed_at=1.0, first_start=False)
+    assert _story(transitions) == [(EventType.ADDED, Origin.CATCH_UP)]
+    assert "CrashLoopBackOff" in transitions[0].entered
+
+
 def test_a_live_add_is_a_live_add() -> None:
     transitions = _pass(None, SCHEDULED, _delta(DeltaType.ADDED, SCHEDULED))
     assert _story(transitions) == [(EventType.ADDED, Origin.LIVE)]
