@@ -7,10 +7,16 @@ position of the key and of the value. Later stages report problems by key
 path; ``Document.locate`` turns a path into line and column.
 
 Rules of the road: keys are taken as written (``on:`` stays the string
-"on"); duplicate keys are errors; ``<<`` merge keys work; an unquoted value
-that is exactly one reference is typed after expansion, so
-``port: ${PORT:-8080}`` is a number while ``"${PORT}"`` stays a string.
-Problems are collected, not raised one by one.
+"on"); duplicate keys are errors; ``<<`` merge keys work as YAML 1.1 says
+(a key the mapping sets itself overrides a merged one, and of several merged
+mappings the first wins); an unquoted value that is exactly one reference is
+typed after expansion, so ``port: ${PORT:-8080}`` is a number while
+``"${PORT}"`` stays a string. Problems are collected, not raised one by one.
+
+Bounded: a document of more than ``MAX_BYTES`` is refused before it is
+parsed, and building the data stops past ``MAX_NODES`` values or
+``MAX_DEPTH`` levels, counting what aliases and merge keys expand to (a
+400-byte file of nested merges used to expand to 780 MB).
 """
 
 from __future__ import annotations
@@ -25,9 +31,12 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from notifier.config.environment import ExpansionError, expand
 from notifier.rules.errors import KeyPath, format_path
 
+MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
 MAX_DEPTH = 64
-MAX_NODES = 100_000  # bounds alias expansion ("billion laughs")
+MAX_NODES = 100_000  # bounds alias and merge expansion ("billion laughs")
 _STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+Pairs = list[tuple[Node, Node]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +70,11 @@ class Document:
 def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     """The data of ``text``; YAML and expansion problems are in ``Document.problems``."""
     document = Document(data=None)
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        document.problems.append(((), _position(exc.problem_mark), _yaml_message(exc)))
+    if len(text) > MAX_BYTES:
+        size = f"{len(text.encode('utf-8', 'replace')):,} bytes"
+        document.problems.append(((), None, f"config is {size}; at most {MAX_BYTES:,} are read"))
         return document
-    except (yaml.YAMLError, RecursionError) as exc:
-        document.problems.append(((), None, f"not valid YAML: {_short(exc)}"))
-        return document
+    root = _composed(text, document)
     if root is None:
         return document
     try:
@@ -78,6 +84,23 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     return document
 
 
+def _composed(text: str, document: Document) -> Node | None:
+    """The YAML node tree, or None (empty, or a problem recorded in ``document``)."""
+    try:
+        node: Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
+        return node
+    except yaml.MarkedYAMLError as exc:
+        problem = ((), _position(exc.problem_mark), _yaml_message(exc))
+    except yaml.reader.ReaderError as exc:
+        problem = ((), _offset_position(text, exc.position), _reader_message(exc))
+    except RecursionError:
+        problem = ((), None, f"nested deeper than {MAX_DEPTH} levels (or too deep to read)")
+    except yaml.YAMLError as exc:
+        problem = ((), None, f"not valid YAML: {_short(exc)}")
+    document.problems.append(problem)
+    return None
+
+
 def _position(mark: yaml.Mark | None) -> Position | None:
     return None if mark is None else Position(mark.line + 1, mark.column + 1)
 
@@ -85,6 +108,16 @@ def _position(mark: yaml.Mark | None) -> Position | None:
 def _yaml_message(exc: yaml.MarkedYAMLError) -> str:
     context = f" {exc.context}" if exc.context else ""
     return f"not valid YAML: {exc.problem}{context}"
+
+
+def _offset_position(text: str, offset: int) -> Position:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return Position(text.count("\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def _reader_message(exc: yaml.reader.ReaderError) -> str:
+    character = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return f"binary or control character 0x{character:02x}: a config is UTF-8 text"
 
 
 def _short(exc: BaseException) -> str:
@@ -99,9 +132,7 @@ class _Builder:
         self._nodes = 0
 
     def build(self, node: Node, path: KeyPath, key: Position | None, depth: int) -> Any:
-        self._nodes += 1
-        if depth > MAX_DEPTH or self._nodes > MAX_NODES:
-            raise _TooBigError(path, node)
+        self._count(path, node, depth)
         self._document.spots.setdefault(path, Spot(key, _mark(node)))
         if isinstance(node, MappingNode):
             return self._mapping(node, path, depth)
@@ -112,10 +143,17 @@ class _Builder:
         assert isinstance(node, ScalarNode)
         return self._scalar(node, path)
 
+    def _count(self, path: KeyPath, node: Node, depth: int) -> None:
+        self._nodes += 1
+        if depth > MAX_DEPTH:
+            raise _TooBigError(path, node, f"nested deeper than {MAX_DEPTH} levels")
+        if self._nodes > MAX_NODES:
+            what = f"more than {MAX_NODES:,} values, counting what aliases and merge keys expand to"
+            raise _TooBigError(path, node, what)
+
     def _mapping(self, node: MappingNode, path: KeyPath, depth: int) -> dict[str, Any]:
-        self._flatten_merge_keys(node, path)
         result: dict[str, Any] = {}
-        for key_node, value_node in node.value:
+        for key_node, value_node in self._pairs(node, path, depth):
             if not isinstance(key_node, ScalarNode):
                 self._problem(path, _mark(key_node), "keys must be plain text")
                 continue
@@ -128,12 +166,26 @@ class _Builder:
             result[key] = self.build(value_node, (*path, key), where, depth + 1)
         return result
 
-    def _flatten_merge_keys(self, node: MappingNode, path: KeyPath) -> None:
-        try:
-            self._loader.flatten_mapping(node)
-        except yaml.MarkedYAMLError as exc:
-            self._problem(path, _position(exc.problem_mark), _yaml_message(exc))
-            node.value = [(k, v) for k, v in node.value if k.tag != "tag:yaml.org,2002:merge"]
+    def _pairs(self, node: MappingNode, path: KeyPath, depth: int) -> Pairs:
+        """The mapping's own pairs, then merged ones for keys it does not set itself."""
+        own = [(k, v) for k, v in node.value if k.tag != _MERGE_TAG]
+        merges = [v for k, v in node.value if k.tag == _MERGE_TAG]
+        if not merges:
+            return own
+        keys = {k.value for k, _ in own if isinstance(k, ScalarNode)}
+        pairs = list(own)
+        for source in (m for merge in merges for m in _merge_sources(merge)):
+            if not isinstance(source, MappingNode):
+                self._problem(
+                    path, _mark(source), "a merge key (<<) takes a mapping or a list of them"
+                )
+                continue
+            for key_node, value_node in self._pairs(source, path, depth + 1):
+                self._count(path, key_node, depth)
+                if isinstance(key_node, ScalarNode) and key_node.value not in keys:
+                    keys.add(key_node.value)
+                    pairs.append((key_node, value_node))
+        return pairs
 
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
         if node.tag == _STR_TAG and "$" in node.value:
@@ -166,10 +218,14 @@ class _Builder:
 
 
 class _TooBigError(Exception):
-    def __init__(self, path: KeyPath, node: Node) -> None:
-        super().__init__(f"document too deep or too large at {format_path(path) or 'top'}")
+    def __init__(self, path: KeyPath, node: Node, what: str) -> None:
+        super().__init__(f"{what}, at {format_path(path) or 'the top'}")
         self.path = path
         self.position = _mark(node)
+
+
+def _merge_sources(merge: Node) -> list[Node]:
+    return list(merge.value) if isinstance(merge, SequenceNode) else [merge]
 
 
 def _mark(node: Node) -> Position:

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from notifier.config.documents import Document, Position, parse_document
+from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
@@ -60,8 +60,30 @@ def load_config_text(
 def read_config(
     path: str | os.PathLike[str], *, environ: Mapping[str, str] | None = None
 ) -> LoadedConfig:
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
-    return read_config_text(text, str(path), environ=environ)
+    return read_config_text(read_text(Path(path)), str(path), environ=environ)
+
+
+def read_text(path: Path) -> str:
+    """The file as text, read no further than the size a config may have.
+
+    Raises ``ConfigError`` for a file that is too large or not UTF-8, naming where.
+    """
+    with path.open("rb") as file:
+        data = file.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        size = path.stat().st_size
+        raise _file_error(path, None, f"config is {size:,} bytes; at most {MAX_BYTES:,} are read")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise _file_error(path, (line, column), "not UTF-8 text here") from None
+
+
+def _file_error(path: Path, where: tuple[int, int] | None, message: str) -> ConfigError:
+    line, column = where if where is not None else (None, None)
+    return ConfigError([ConfigIssue(str(path), line, column, "", message)])
 
 
 def read_config_text(

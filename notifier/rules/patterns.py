@@ -11,6 +11,12 @@ A name matches a ``NameFilter`` when it matches no exclusion and either the
 list has no inclusions or the name matches one of them. Inclusions that are
 all exact names are reported by ``exact_names`` so the ruleset can index the
 rule by them.
+
+Regexes run on RE2 (``google-re2``), whose time is linear in the name: a
+pattern such as ``(a+)+$`` met by a long name froze the whole service on
+Python's backtracking engine. RE2 has no backreferences or lookaround; a
+pattern that needs them is refused at load with RE2's reason. Globs stay on
+``re``: ``fnmatch`` translates them without nested repetition.
 """
 
 from __future__ import annotations
@@ -19,15 +25,24 @@ import fnmatch
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
+
+import re2
 
 _GLOB_CHARS = frozenset("*?[")
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # the reason is in our error; not on stderr as well
+
+
+class Matcher(Protocol):
+    def fullmatch(self, text: str) -> object | None: ...
 
 
 @dataclass(frozen=True, slots=True)
 class NamePattern:
     text: str
     exact: str | None  # set for an exact name, else ``regex`` is
-    regex: re.Pattern[str] | None
+    regex: Matcher | None
 
     def matches(self, name: str) -> bool:
         if self.exact is not None:
@@ -40,17 +55,27 @@ def parse_pattern(text: str) -> NamePattern:
     """Compile one pattern; ``ValueError`` names a regex that does not compile."""
     for prefix in ("regex:", "~"):
         if text.startswith(prefix):
-            return NamePattern(text, None, _compiled(text[len(prefix) :], text))
+            return NamePattern(text, None, _linear(text[len(prefix) :], text))
     if _GLOB_CHARS.intersection(text):
-        return NamePattern(text, None, _compiled(fnmatch.translate(text), text))
+        return NamePattern(text, None, _glob(text))
     return NamePattern(text, text, None)
 
 
-def _compiled(source: str, text: str) -> re.Pattern[str]:
+def _linear(source: str, text: str) -> Matcher:
     try:
-        return re.compile(source)
+        compiled: Matcher = re2.compile(source, _RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+        hint = " (RE2 syntax: no backreferences or lookaround)"
+        raise ValueError(f"invalid regex {text!r}: {reason}{hint}") from None
+    return compiled
+
+
+def _glob(text: str) -> Matcher:
+    try:
+        return re.compile(fnmatch.translate(text))
     except re.error as exc:
-        raise ValueError(f"invalid regex {text!r}: {exc}") from None
+        raise ValueError(f"invalid glob {text!r}: {exc}") from None
 
 
 _MEMO_LIMIT = 4096  # distinct names remembered per filter; namespaces are few, pod names not

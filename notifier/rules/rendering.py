@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from notifier.notifications import ALL_FORMS, Message, MessageForm
+from notifier.rules.sandbox import render_budget
 from notifier.rules.templating import CompiledTemplate, Render
 
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -39,7 +40,8 @@ def render_message(
     def part(name: str, render: Render, spare: Render, shape: Callable[[Any], _T], empty: _T) -> _T:
         for candidate in (render, spare):
             try:
-                return shape(candidate(context))
+                with render_budget():
+                    return shape(candidate(context))
             except Exception:
                 failed.append(name)
         return empty

@@ -23,10 +23,10 @@ from typing import Any
 
 import jinja2
 from jinja2 import meta
-from jinja2.sandbox import SandboxedEnvironment
 
 from notifier.rules.durations import format_duration
 from notifier.rules.errors import KeyPath, RuleProblems
+from notifier.rules.sandbox import BoundedSandbox, constant_problem
 
 Render = Callable[[Mapping[str, Any]], Any]
 
@@ -34,8 +34,8 @@ _ONE_EXPRESSION = re.compile(r"\s*\{\{(?P<expression>.*?)\}\}\s*", re.DOTALL)
 _SLACK_FIELD_LIMIT = 10
 
 
-def make_environment() -> SandboxedEnvironment:
-    environment = SandboxedEnvironment(
+def make_environment() -> BoundedSandbox:
+    environment = BoundedSandbox(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         trim_blocks=True,
@@ -43,6 +43,7 @@ def make_environment() -> SandboxedEnvironment:
     )
     environment.filters["duration"] = format_duration
     environment.filters["mrkdwn_fields"] = mrkdwn_fields
+    environment.bound_filters()
     return environment
 
 
@@ -63,7 +64,7 @@ class CompiledTemplate:
 class TemplateCompiler:
     """Compiles template parts; problems are added to ``problems`` instead of raised."""
 
-    def __init__(self, environment: SandboxedEnvironment, problems: RuleProblems) -> None:
+    def __init__(self, environment: BoundedSandbox, problems: RuleProblems) -> None:
         self._environment = environment
         self._problems = problems
 
@@ -126,6 +127,12 @@ class TemplateCompiler:
             tree = self._environment.parse(source)
         except jinja2.TemplateSyntaxError as exc:
             self._problems.add(path, f"template does not compile: line {exc.lineno}: {exc}")
+            return None
+        except RecursionError:
+            self._problems.add(path, "template is nested too deeply to compile")
+            return None
+        if (problem := constant_problem(self._environment, tree)) is not None:
+            self._problems.add(path, f"template would build too large a value: {problem}")
             return None
         unknown = sorted(meta.find_undeclared_variables(tree) - names)
         for name in unknown:

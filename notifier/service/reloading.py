@@ -12,13 +12,18 @@ import logging
 import threading
 from pathlib import Path
 
+from notifier.config.documents import MAX_BYTES
 from notifier.config.reloading import ReloadResult, RulesHolder
 
 log = logging.getLogger("notifier.config")
 
 
 def _digest(path: Path) -> str:
+    """The file's content digest; for a file too large to be a config, its size and time."""
     try:
+        stat = path.stat()
+        if stat.st_size > MAX_BYTES:  # not read: the load says it is too large
+            return f"size {stat.st_size} mtime {stat.st_mtime_ns}"
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return ""
