@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 Severity = Literal["error", "warning"]
+MAX_SHOWN = 50  # a file with thousands of errors: the first ones say enough
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,8 +38,11 @@ class ConfigError(Exception):
     def __init__(self, issues: list[ConfigIssue]) -> None:
         self.issues = tuple(sorted(issues, key=_order))
         count = len(self.issues)
-        header = f"{count} error{'s' if count != 1 else ''} in config"
-        super().__init__("\n".join([header, *map(str, self.issues)]))
+        header = f"{count:,} error{'s' if count != 1 else ''} in config"
+        shown = [str(issue) for issue in self.issues[:MAX_SHOWN]]
+        if count > MAX_SHOWN:
+            shown.append(f"... and {count - MAX_SHOWN:,} more")
+        super().__init__("\n".join([header, *shown]))
 
 
 def _order(issue: ConfigIssue) -> tuple[int, int, str]:

@@ -94,7 +94,7 @@ def read_config_text(
     for path, position, message in document.problems:
         report.add(path, message, position)
     data = {} if document.data is None else document.data
-    config = _validated(data, report)
+    config = _validated(data, report, frozenset(document.from_environment))
     ruleset = _compiled(config, data, report)
     report.raise_if_any()
     assert config is not None and ruleset is not None
@@ -124,11 +124,11 @@ class _Report:
             raise ConfigError(self.issues)
 
 
-def _validated(data: Any, report: _Report) -> Config | None:
+def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config | None:
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        for problem in problems_of(exc, data, Config):
+        for problem in problems_of(exc, data, Config, hidden):
             report.add_problem(problem)
         return None
     for path, message in _duplicate_sinks(config):

@@ -4,7 +4,10 @@ Pydantic locates an error by the model's view (``sinks[0].webhook.url``,
 with the union member's tag); the user knows the file's view
 (``sinks[0].url``). ``problems_of`` maps one to the other, says which keys
 are allowed where an unknown one was found, and keeps one error per value
-when a union tried several shapes.
+when a union tried several shapes. A message quotes the wrong value only
+where it cannot be a secret: never a value that came from the environment,
+nor one under a key that names a secret, a URL or a header (these messages
+reach logs and Kubernetes Events).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from notifier.rules.errors import KeyPath
 
 _SCALARS = (str, int, float, bool, type(None))
 _NOT_A_MAPPING = frozenset({"model_type", "dict_type", "model_attributes_type"})
+_SECRET_WORDS = ("secret", "token", "password", "passwd", "auth", "key", "url", "header", "cert")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,24 +36,39 @@ class Problem:
     at_key: bool = False  # point at the key rather than at its value
 
 
-def problems_of(exc: ValidationError, data: Any, root: type[BaseModel]) -> list[Problem]:
+def problems_of(
+    exc: ValidationError,
+    data: Any,
+    root: type[BaseModel],
+    from_environment: frozenset[KeyPath] = frozenset(),
+) -> list[Problem]:
     found: dict[KeyPath, list[tuple[ErrorDetails, bool]]] = {}
     for error in exc.errors():
         path, through_union = _data_path(error["loc"], data, error["type"] == "missing")
         found.setdefault(path, []).append((error, through_union))
-    return [problem for path, errors in found.items() for problem in _kept(path, errors, root)]
+    return [
+        problem
+        for path, errors in found.items()
+        for problem in _kept(path, errors, root, shown=not _secret(path, from_environment))
+    ]
+
+
+def _secret(path: KeyPath, from_environment: frozenset[KeyPath]) -> bool:
+    if any(path[:end] in from_environment for end in range(len(path) + 1)):
+        return True
+    return any(word in str(part).lower() for part in path for word in _SECRET_WORDS)
 
 
 def _kept(
-    path: KeyPath, errors: list[tuple[ErrorDetails, bool]], root: type[BaseModel]
+    path: KeyPath, errors: list[tuple[ErrorDetails, bool]], root: type[BaseModel], *, shown: bool
 ) -> Iterator[Problem]:
     """Drop "wrong type" errors of union members the value was clearly not meant to be."""
     shaped = [e for e, union in errors if not (union and e["type"].endswith("_type"))]
     for error in shaped or [errors[0][0]]:
-        yield _problem(path, error, root)
+        yield _problem(path, error, root, shown=shown)
 
 
-def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel]) -> Problem:
+def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel], *, shown: bool) -> Problem:
     kind, loc = error["type"], error["loc"]
     if kind == "extra_forbidden":
         return Problem(path, f"unknown key {loc[-1]!r}{_allowed_hint(root, loc)}", at_key=True)
@@ -62,7 +81,7 @@ def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel]) -> Probl
     message = error["msg"].removeprefix("Value error, ")
     value = error.get("input")
     if isinstance(value, _SCALARS) and not kind.startswith(("value_error", "assertion")):
-        message += f", got {value!r}"
+        message += f", got {value!r}" if shown else f", got {_type_name(value)} (not shown)"
     return Problem(path, message)
 
 

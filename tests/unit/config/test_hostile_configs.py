@@ -121,3 +121,40 @@ def test_a_backtracking_regex_meets_a_long_name_in_linear_time() -> None:
     with bounded():
         assert not check("a" * 50_000 + "!")
     assert "lookaround" in _rejected(BASE + "    match: {names: ['~(?=x)web']}\n")
+
+
+SECRET_SINK = """
+sinks:
+  - name: hook
+    type: webhook
+    url: http://127.0.0.1:1/x
+    hmac_secret: {value}
+rules:
+  - {{name: r, sinks: [hook]}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "environ"),
+    [("${HMAC}", {"HMAC": "918273645"}), ("918273645", {})],
+    ids=["from-the-environment", "written-inline"],
+)
+def test_a_validation_error_never_quotes_a_secret(value: str, environ: dict[str, str]) -> None:
+    with pytest.raises(ConfigError) as caught:
+        read_config_text(SECRET_SINK.format(value=value), "c.yaml", environ=environ)
+    report = str(caught.value)
+    assert "sinks[0].hmac_secret" in report and "not shown" in report
+    assert "918273645" not in report
+
+
+def test_an_ordinary_wrong_value_is_still_quoted() -> None:
+    report = _rejected(BASE.replace("name: r", "name: r\n    continue: 12"))
+    assert "got 12" in report
+
+
+def test_thousands_of_errors_print_the_first_ones_and_a_count() -> None:
+    rules = "".join(f"  - {{name: r{i}, sinks: [nowhere]}}\n" for i in range(600))
+    report = _rejected("sinks: []\nrules:\n" + rules)
+    lines = report.splitlines()
+    assert lines[0] == "600 errors in config"
+    assert len(lines) == 52 and lines[-1] == "... and 550 more"
