@@ -8,13 +8,17 @@ import time
 import uvicorn
 from fastapi import FastAPI
 
+from notifier.supervision import supervised
+
 
 class HttpServer:
     def __init__(self, app: FastAPI, *, host: str, port: int) -> None:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
         # uvicorn leaves signals alone off the main thread: they stay the service's.
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, name="http", daemon=True)
+        self._thread = threading.Thread(
+            target=supervised("http", self._server.run), name="http", daemon=True
+        )
 
     def start(self, timeout: float = 10.0) -> None:
         self._thread.start()

@@ -37,6 +37,7 @@ from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
 from notifier.notifications import Notification
 from notifier.state import Outbox
+from notifier.supervision import supervised
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,12 @@ class Delivery:
     def sink_names(self) -> list[str]:
         return list(self._runners)
 
+    def stuck_sinks(self) -> dict[str, float]:
+        """Sinks with a send in flight past their ``stuck_after_seconds``: seconds it has run."""
+        with self._changes:
+            runners = list(self._runners.values())
+        return {r.sink_name: seconds for r in runners if (seconds := r.stuck_for()) is not None}
+
     def start(self) -> None:
         self._warn_about_orphans()
         for runner in self._runners.values():
@@ -161,7 +168,10 @@ class Delivery:
             return
         runner.begin_drain()
         thread = threading.Thread(
-            target=self._wind_down, args=(name, runner), name=f"retire-{name}", daemon=True
+            target=supervised(f"retire-{name}", self._wind_down, family="retire"),
+            args=(name, runner),
+            name=f"retire-{name}",
+            daemon=True,
         )
         self._retiring[name] = (runner, thread)
         thread.start()

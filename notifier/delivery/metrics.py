@@ -59,6 +59,8 @@ class QueueView(Protocol):
 
     def oldest_age(self) -> float: ...
 
+    def longest_send(self) -> float: ...
+
 
 class _QueueCollector(Collector):
     def __init__(self) -> None:
@@ -79,16 +81,21 @@ class _QueueCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         depths: dict[tuple[str, str], float] = {}
         ages: dict[tuple[str, str], float] = {}
+        sends: dict[tuple[str, str], float] = {}
         with self._lock:
             views = list(self._views)
         for view in views:
             labels = (view.integration, view.sink_name)
             depths[labels] = depths.get(labels, 0) + view.depth()
             ages[labels] = max(ages.get(labels, 0.0), view.oldest_age())
-        yield from self._families(depths, ages)
+            sends[labels] = max(sends.get(labels, 0.0), view.longest_send())
+        yield from self._families(depths, ages, sends)
 
     def _families(
-        self, depths: dict[tuple[str, str], float], ages: dict[tuple[str, str], float]
+        self,
+        depths: dict[tuple[str, str], float],
+        ages: dict[tuple[str, str], float],
+        sends: dict[tuple[str, str], float] | None = None,
     ) -> Iterator[Metric]:
         depth = GaugeMetricFamily(
             "kube_notifier_delivery_queue_depth",
@@ -100,12 +107,20 @@ class _QueueCollector(Collector):
             "Age of the oldest notification waiting in a sink's queue.",
             labels=_LABELS,
         )
+        send = GaugeMetricFamily(
+            "kube_notifier_delivery_longest_send_seconds",
+            "How long the oldest send now in flight has been waiting for its sink (0: none).",
+            labels=_LABELS,
+        )
         for labels, value in depths.items():
             depth.add_metric(list(labels), value)
         for labels, value in ages.items():
             age.add_metric(list(labels), value)
+        for labels, value in (sends or {}).items():
+            send.add_metric(list(labels), value)
         yield depth
         yield age
+        yield send
 
 
 QUEUES = _QueueCollector()

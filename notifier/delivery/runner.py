@@ -26,6 +26,7 @@ from notifier.delivery.retrying import RetryPolicy
 from notifier.sinks.base import Sink
 from notifier.sinks.config import DeliveryOptions
 from notifier.state import Outbox
+from notifier.supervision import supervised
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +58,8 @@ class SinkRunner:
         self._pacer = pacer
         self._rng = rng
         self._labels = SinkLabels(target.sink.integration, target.sink.name)
+        self._sending: dict[int, float] = {}  # worker thread -> when its attempt began
+        self._said_stuck = False
         self._queue = KeyedQueue(clocks.monotonic)
         self._intake = Intake(
             self._queue, self._labels, capacity=target.options.queue_size, outbox=outbox
@@ -86,6 +89,22 @@ class SinkRunner:
         oldest = self._queue.oldest_observed_at()
         return 0.0 if oldest is None else max(0.0, self._clocks.wall() - oldest)
 
+    def longest_send(self) -> float:
+        """Seconds the oldest attempt now in flight has been running (0 when none is)."""
+        started = list(self._sending.values())
+        return max((time.monotonic() - since for since in started), default=0.0)
+
+    def stuck_for(self) -> float | None:
+        """The longest send if it is past ``stuck_after_seconds`` (said once in the log)."""
+        longest = self.longest_send()
+        if longest <= self._target.options.stuck_after_seconds:
+            self._said_stuck = False
+            return None
+        if not self._said_stuck:
+            self._said_stuck = True
+            log.warning("sink %s: a send has been in flight for %.0fs", self.sink_name, longest)
+        return longest
+
     def offer(self, envelope: Envelope) -> None:
         if self._halted.is_set() or self._draining.is_set():
             self._refuse()
@@ -96,7 +115,9 @@ class SinkRunner:
         self._intake.start()
         for index in range(self._target.options.concurrency):
             name = f"deliver-{self.sink_name}-{index}"
-            worker = threading.Thread(target=self._work, name=name, daemon=True)
+            worker = threading.Thread(
+                target=supervised(name, self._work, family="deliver"), name=name, daemon=True
+            )
             self._workers.append(worker)
             worker.start()
 
@@ -157,11 +178,16 @@ class SinkRunner:
         )
 
     def _work(self) -> None:
+        me = threading.get_ident()
         while not self._halted.is_set():
             self._intake.refill()
             envelope = self._queue.take(_IDLE_POLL_SECONDS)
             if envelope is not None:
-                self._attempts.handle(envelope)
+                self._sending[me] = time.monotonic()
+                try:
+                    self._attempts.handle(envelope)
+                finally:
+                    self._sending.pop(me, None)
             elif self._draining.is_set() and not len(self._queue):
                 return
 

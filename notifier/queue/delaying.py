@@ -25,6 +25,7 @@ from typing import TypeVar
 
 from notifier.queue.clock import Clock
 from notifier.queue.workqueue import WorkQueue
+from notifier.supervision import supervised
 
 T = TypeVar("T", bound=Hashable)
 
@@ -82,7 +83,9 @@ class DelayingQueue(WorkQueue[T]):
         if self._timer is not None or not self._wants_timer:
             return
         self._timer = threading.Thread(
-            target=self._run_timer, name=f"workqueue-{self._name}-timer", daemon=True
+            target=supervised(f"workqueue-{self._name}-timer", self._run_timer, family="timer"),
+            name=f"workqueue-{self._name}-timer",
+            daemon=True,
         )
         self._timer.start()
 

@@ -9,6 +9,7 @@ from notifier.api.checks import Check, CheckResult, flag, threshold
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.source.informer import Informer
+from notifier.supervision import crashed
 from notifier.workers.worker import Workers
 
 
@@ -25,6 +26,7 @@ class Parts:
     # such a rule would route as if every namespace had no labels.
     namespaces_watched: Callable[[], bool] = lambda: False
     namespaces_listed: Callable[[], bool] = lambda: True
+    state_alive: Callable[[], bool] = lambda: True
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -32,7 +34,15 @@ def liveness(parts: Parts) -> list[Check]:
     checks = [flag(f"informer-{i.kind.value}", _alive(i), "thread died") for i in parts.informers]
     checks.append(flag("workers", lambda: parts.workers.alive, "a worker thread died"))
     checks.append(threshold("worker-busy", parts.workers.longest_busy_seconds, parts.wedged_after))
+    checks.append(flag("state-writer", parts.state_alive, "the state writer thread is gone"))
+    checks.append(_threads)
     return checks
+
+
+def _threads() -> CheckResult:
+    dead = crashed()
+    detail = "; ".join(f"{name} died ({why})" for name, why in sorted(dead.items()))
+    return CheckResult("threads", not dead, detail)
 
 
 def readiness(parts: Parts) -> list[Check]:
@@ -40,6 +50,7 @@ def readiness(parts: Parts) -> list[Check]:
         flag("shutdown", lambda: not parts.shutting_down(), "shutting down"),
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
+        lambda: _stuck(parts.delivery),
     ]
     if parts.namespaces_watched():
         checks.append(
@@ -53,6 +64,14 @@ def readiness(parts: Parts) -> list[Check]:
             )
         )
     return checks
+
+
+def _stuck(delivery: Delivery) -> CheckResult:
+    stuck = delivery.stuck_sinks()
+    detail = ", ".join(
+        f"{name}: a send in flight for {s:.0f}s" for name, s in sorted(stuck.items())
+    )
+    return CheckResult("sinks-stuck", not stuck, detail)
 
 
 def _alive(informer: Informer) -> Callable[[], bool]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from notifier.config.documents import MAX_BYTES
 from notifier.config.reloading import ReloadResult, RulesHolder
+from notifier.supervision import supervised
 
 log = logging.getLogger("notifier.config")
 
@@ -36,7 +37,9 @@ class FileReloader:
         self._interval = interval
         self._seen = _digest(path)
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="config-reload", daemon=True)
+        self._thread = threading.Thread(
+            target=supervised("config-reload", self._loop), name="config-reload", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()

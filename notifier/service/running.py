@@ -53,6 +53,7 @@ from notifier.source.informer import Informer
 from notifier.source.interning import freeze_heap
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
+from notifier.supervision import supervised
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
@@ -153,7 +154,7 @@ class _Service:
         self.elector = self._build_elector(raw) if opts.leader_elect else None
         self._election_stop = threading.Event()
         self._election = threading.Thread(
-            target=self.elector.run if self.elector else _ignore,
+            target=supervised("leader-election", self.elector.run if self.elector else _ignore),
             args=(self._election_stop,),
             name="leader-election",
             daemon=True,
@@ -216,6 +217,7 @@ class _Service:
             self.signals.stop.is_set,
             namespaces_watched=lambda: self.namespaces.watching,
             namespaces_listed=self.namespaces.listed,
+            state_alive=lambda: self.state is None or self.state.healthy,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from notifier.notifications import Notification
 from notifier.rules.engine import Decision, RulesEngine
 from notifier.rules.holding import Released
+from notifier.supervision import supervised
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
@@ -61,7 +62,9 @@ class Ticker:
         self._submit = submit
         self._interval = interval
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="rules-ticker", daemon=True)
+        self._thread = threading.Thread(
+            target=supervised("rules-ticker", self._loop), name="rules-ticker", daemon=True
+        )
 
     def start(self) -> None:
         self._thread.start()

@@ -36,6 +36,8 @@ class DeliveryOptions(_Strict):
     backoff_max_seconds: float = Field(default=120.0, gt=0)
     max_retry_after_seconds: float = Field(default=600.0, gt=0)
     min_interval_seconds: float = Field(default=0.0, ge=0)
+    # A send in flight longer than this is reported stuck (/readyz, a metric, a log line).
+    stuck_after_seconds: float = Field(default=60.0, gt=0)
 
 
 # Per-type defaults live in subclasses so that a partial ``delivery:`` block

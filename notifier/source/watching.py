@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 
 from notifier.source.backoff import Backoff
 from notifier.source.client import RawClient
+from notifier.supervision import supervised
 
 log = logging.getLogger("notifier.source")
 
@@ -24,7 +25,7 @@ class WatchLoop(ABC):
         self._client = client
         self.name = name
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread = threading.Thread(target=supervised(name, self._loop), name=name, daemon=True)
 
     def start(self) -> None:
         self._thread.start()

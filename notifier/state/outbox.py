@@ -27,6 +27,7 @@ import msgspec
 from notifier.notifications import Notification
 from notifier.state.dead_letters import INSERT_DEAD_LETTER
 from notifier.state.reader import Reader
+from notifier.state.text import encoded, storable
 from notifier.state.writer import BatchWriter
 
 log = logging.getLogger(__name__)
@@ -64,7 +65,7 @@ class Outbox:
         self._lock = threading.Lock()
 
     def add(self, notification: Notification, then: Callable[[int], None] | None = None) -> int:
-        body = msgspec.json.encode(notification)
+        body = encoded(notification)
         # One lock around numbering and queueing keeps sequence order = commit order.
         with self._lock:
             seq = next(self._seqs)
@@ -79,11 +80,11 @@ class Outbox:
         row = (
             notification.id,
             notification.sink,
-            notification.ordering_key,
-            failure.reason,
-            failure.detail,
+            storable(notification.ordering_key),
+            storable(failure.reason),
+            storable(failure.detail),
             failure.attempts,
-            msgspec.json.encode(notification),
+            encoded(notification),
             self._clock(),
         )
         self._writer.submit(partial(_move_to_dead_letters, seq, row))

@@ -13,6 +13,7 @@ from functools import partial
 
 from notifier.state.pending import PendingWrites
 from notifier.state.reader import Reader
+from notifier.state.text import storable
 from notifier.state.writer import BatchWriter
 
 
@@ -37,7 +38,7 @@ class SlackThreads:
     def remember_thread(self, scope: str, thread_key: str, ts: str) -> None:
         key = (scope, thread_key)
         token = self._pending.put(key, ts)
-        row = (scope, thread_key, ts, self._clock())
+        row = (storable(scope), storable(thread_key), storable(ts), self._clock())
         self._writer.submit(partial(_upsert, row), partial(self._pending.settle, key, token))
 
 

@@ -12,8 +12,9 @@ one: whoever records "acted on object X" after submitting X's
 notifications knows that if the record survived a crash, so did they.
 
 A batch that fails is retried one write at a time; a write that still
-fails is logged, counted and dropped, and its callback still runs (the
-process goes on without durability rather than stalling). ``flush`` waits
+fails (a database error, or anything else a write raises: the thread must
+outlive every write) is logged, counted and dropped, and its callback still
+runs (the process goes on without durability rather than stalling). ``flush`` waits
 until everything submitted before it is committed.
 """
 
@@ -28,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from notifier.state.metrics import PENDING_WRITES, WRITE_ERRORS
+from notifier.supervision import supervised
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +69,9 @@ class BatchWriter:
         self._finished = 0
         self._closing = False
         self._cond = threading.Condition()
-        self._thread = threading.Thread(target=self._run, name="state-writer", daemon=True)
+        self._thread = threading.Thread(
+            target=supervised("state-writer", self._run), name="state-writer", daemon=True
+        )
 
     @property
     def alive(self) -> bool:
@@ -132,7 +136,7 @@ class BatchWriter:
     def _write(self, batch: list[tuple[WriteOp, AfterCommit | None]]) -> None:
         try:
             self._commit([op for op, _ in batch])
-        except sqlite3.Error as err:
+        except Exception as err:
             log.warning(
                 "state batch of %d writes failed (%s); retrying one by one", len(batch), err
             )
@@ -155,9 +159,9 @@ class BatchWriter:
     def _write_alone(self, op: WriteOp) -> None:
         try:
             self._commit([op])
-        except sqlite3.Error as err:
+        except Exception as err:
             WRITE_ERRORS.inc()
-            log.error("state write dropped: %s", err)
+            log.error("state write dropped: %r", err)
 
     def _run_due_chores(self) -> None:
         now = self._clock()

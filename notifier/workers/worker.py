@@ -20,6 +20,7 @@ from typing import Protocol
 from notifier.objects import Kind, KubeObject
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.store import Store
+from notifier.supervision import supervised
 from notifier.transitions.detecting import detect, detect_all
 from notifier.transitions.model import Origin, Transition
 from notifier.workers.intake import Intake
@@ -118,7 +119,11 @@ class Workers:
 
     def start(self) -> None:
         for index in range(self._count):
-            thread = threading.Thread(target=self._loop, name=f"worker-{index}", daemon=True)
+            thread = threading.Thread(
+                target=supervised(f"worker-{index}", self._loop, family="worker"),
+                name=f"worker-{index}",
+                daemon=True,
+            )
             thread.start()
             self._threads.append(thread)
 
