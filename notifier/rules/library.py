@@ -25,6 +25,7 @@ from notifier.rules.config import TemplateSpec
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.facts import DIGEST_NAMES, SINGLE_NAMES
 from notifier.rules.templating import CompiledTemplate, Render, TemplateCompiler, make_environment
+from notifier.text import mrkdwn_escaped
 
 _PARTS = ("text", "blocks", "payload")
 
@@ -82,6 +83,9 @@ class TemplateLibrary:
         self._share_builtins = share_builtins
         self._problems = problems
         self._compiler = TemplateCompiler(make_environment(), problems)
+        # Blocks are Slack mrkdwn: what expressions put in them is escaped, the markup
+        # the template writes is not (notifier/text.py).
+        self._blocks = TemplateCompiler(make_environment(mrkdwn_escaped), problems, mrkdwn_escaped)
         self._compiled: dict[tuple[str, Role], CompiledTemplate | None] = {}
 
     def names(self) -> frozenset[str]:
@@ -128,7 +132,8 @@ class TemplateLibrary:
         names = _NAMES[role]
         if part == "text":
             return self._compiler.text(value, (*where, part), names)
-        return self._compiler.shape(value, (*where, part), names)
+        compiler = self._blocks if part == "blocks" else self._compiler
+        return compiler.shape(value, (*where, part), names)
 
     def _inherited(self, part: str, where: KeyPath, role: Role) -> Render | None:
         base_name = role.base

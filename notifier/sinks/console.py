@@ -14,6 +14,7 @@ from typing import TextIO
 
 from notifier.notifications import Notification
 from notifier.sinks.base import SendError
+from notifier.text import without_controls
 
 
 class ConsoleSink:
@@ -45,7 +46,8 @@ class ConsoleSink:
         return None
 
     def _lines(self, text: str) -> list[str]:
-        lines = [line for line in text.splitlines() if line.strip()] or [""]
+        # Object content could drive the terminal (ANSI escapes, BEL): shown without them.
+        lines = [line for line in without_controls(text).splitlines() if line.strip()] or [""]
         if len(lines) <= self._max_lines:
             return lines
         *kept, last = lines[: self._max_lines]

@@ -15,6 +15,7 @@ from notifier.notifications import Notification
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.threads import ThreadStore
+from notifier.text import mrkdwn_escaped
 
 _LOCK_STRIPES = 64
 
@@ -38,7 +39,8 @@ class SlackSink:
         return "slack"
 
     def send(self, notification: Notification) -> None:
-        text = fit_text(notification.message.text)
+        # The text part is plain text on every sink; as Slack's fallback it is mrkdwn.
+        text = fit_text(mrkdwn_escaped(notification.message.text))
         blocks = fit_blocks(notification.message.blocks)
         thread_key = notification.thread_key
         if self._threads is None or thread_key is None:

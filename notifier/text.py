@@ -1,0 +1,39 @@
+"""Text from objects, made safe to show: control characters out, Slack markup escaped.
+
+Object content (names, labels, annotations, container messages, reasons) is
+written by whoever can edit the object. Shown as is, it could ping a whole
+Slack channel (``<!channel>``), hide a link behind other words
+(``<http://evil|Click>``) or drive a terminal (ANSI escapes, BEL).
+
+- ``without_controls``: drops ANSI escape sequences and control characters
+  other than tab and newline (console and Slack output).
+- ``mrkdwn_escaped``: that, and ``&``, ``<``, ``>`` as Slack asks
+  (``&amp;`` ``&lt;`` ``&gt;``), through lists and mappings alike. Templates
+  apply it to what their expressions produce, never to the markup written in
+  the template itself.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+_ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-_])")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MRKDWN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+
+
+def without_controls(text: str) -> str:
+    if not _CONTROLS.search(text):
+        return text
+    return _CONTROLS.sub("", _ANSI.sub("", text))
+
+
+def mrkdwn_escaped(value: Any) -> Any:
+    if isinstance(value, str):
+        return without_controls(value).translate(_MRKDWN)
+    if isinstance(value, list | tuple):
+        return [mrkdwn_escaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mrkdwn_escaped(item) for key, item in value.items()}
+    return value
