@@ -21,11 +21,14 @@ What is shared, and how:
 Per-object values (name, UID, resourceVersion, timestamps) are left alone:
 interning them would only fill the tables.
 
-The tables are bounded. Each is two generations of at most ``capacity``
-entries: a hit in the old generation moves the entry to the young one, and
-when the young one is full the old one is dropped. Unique values that got
-in (a label only one Pod has) are dropped after two rotations; values in
-use keep being found. Objects already cached keep the copies they hold.
+The tables are bounded, by entries and by bytes. Each is two generations
+of at most ``capacity`` entries and ``max_bytes`` of values: a hit in the
+old generation moves the entry to the young one, and when the young one is
+full the old one is dropped. Unique values that got in (a label only one Pod
+has) are dropped after two rotations; values in use keep being found.
+Objects already cached keep the copies they hold. A value larger than
+``max_item_bytes`` is never interned: a fresh 200 KB annotation on every
+patch once kept 65,536 of them alive (RSS grew by hundreds of MB).
 
 Thread safety: informer threads call ``share`` concurrently without a
 lock. Each dict operation is atomic under the GIL, so a race can only
@@ -55,6 +58,8 @@ from notifier.objects import (
 )
 
 DEFAULT_CAPACITY = 65_536
+DEFAULT_MAX_BYTES = 8 * 1024 * 1024  # per generation, per table
+DEFAULT_MAX_ITEM_BYTES = 4 * 1024  # longer values are per-object in practice: not shared
 
 _Value = TypeVar("_Value", bound=Hashable)
 _EMPTY_STATE = ContainerState()
@@ -62,6 +67,15 @@ _EMPTY_STATE = ContainerState()
 
 def _itself(value: Hashable) -> Hashable:
     return value
+
+
+def size_of(value: Any) -> int:
+    """About how many bytes ``value`` holds (its JSON length for structured values)."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(len(key) + len(item) for key, item in value.items())
+    return len(msgspec.json.encode(value))
 
 
 class InternTable:
@@ -74,23 +88,39 @@ class InternTable:
     """
 
     def __init__(
-        self, capacity: int = DEFAULT_CAPACITY, key_of: Callable[[Any], Hashable] = _itself
+        self,
+        capacity: int = DEFAULT_CAPACITY,
+        key_of: Callable[[Any], Hashable] = _itself,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        max_item_bytes: int = DEFAULT_MAX_ITEM_BYTES,
     ) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         self._capacity = capacity
         self._key_of = key_of
+        self._max_bytes = max_bytes
+        self.max_item_bytes = max_item_bytes
         self._young: dict[Hashable, Any] = {}
         self._old: dict[Hashable, Any] = {}
+        self._young_bytes = 0
+        self._old_bytes = 0
 
     def __len__(self) -> int:
         return len(self._young) + len(self._old)
+
+    @property
+    def bytes_held(self) -> int:
+        return self._young_bytes + self._old_bytes
 
     def intern(self, value: _Value) -> _Value:
         """The shared instance equal to ``value`` (``value`` itself the first time)."""
         found = self._young.get(value)  # the hot path: one probe
         if found is None:
-            found = self.remember(self._old.get(value, value))
+            found = self._old.get(value)
+            if found is None and size_of(value) > self.max_item_bytes:
+                return value  # too large to be worth sharing, and it would fill the table
+            found = self.remember(value if found is None else found)
         return found  # type: ignore[no-any-return]
 
     def lookup(self, key: Hashable) -> Any:
@@ -104,11 +134,12 @@ class InternTable:
 
     def remember(self, value: Any) -> Any:
         """Make ``value`` the shared instance (rotating generations when full); return it."""
-        young = self._young
-        if len(young) >= self._capacity:
-            self._old, self._young = young, {}
-            young = self._young
-        young[self._key_of(value)] = value
+        size = size_of(value)
+        if len(self._young) >= self._capacity or self._young_bytes + size > self._max_bytes:
+            self._old, self._young = self._young, {}
+            self._old_bytes, self._young_bytes = self._young_bytes, 0
+        self._young[self._key_of(value)] = value
+        self._young_bytes += size
         return value
 
 
@@ -117,7 +148,9 @@ class Sharing:
 
     def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
         self.values = InternTable(capacity)
-        self.mappings = InternTable(capacity, key_of=_items_key)
+        # A label or annotation dict is shared whole up to 16 KiB (a last-applied annotation
+        # repeated by every Pod of a Deployment is worth it; a fresh 200 KB value is not).
+        self.mappings = InternTable(capacity, key_of=_items_key, max_item_bytes=16 * 1024)
 
     def share(self, obj: KubeObject) -> KubeObject:
         """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
@@ -150,7 +183,10 @@ class Sharing:
         found: dict[str, str] | None = self.mappings.lookup(_items_key(items))
         if found is None:
             intern = self.values.intern
-            found = self.mappings.remember({intern(k): intern(v) for k, v in items.items()})
+            shared = {intern(k): intern(v) for k, v in items.items()}
+            if size_of(shared) > self.mappings.max_item_bytes:
+                return shared  # its keys (and short values) are shared; the dict is its own
+            found = self.mappings.remember(shared)
         return found
 
     def _pod_spec(self, spec: PodSpec) -> PodSpec:
