@@ -260,7 +260,7 @@ class _Service:
             if self.signals.stop.wait(0.2):
                 return
         self.known.mark_baseline()  # from now on, a start with this file is not a first one
-        log.info("initial list acted on: a restart will catch up on what changes meanwhile")
+        log.info("initial list acted on: what changes while the service is stopped is caught up")
         log.info(
             "informers synced: %s",
             ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),

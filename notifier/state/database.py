@@ -13,11 +13,20 @@ single writer thread and one for readers (WAL lets them run side by side).
 - path unusable (directory not creatable, read-only, a directory itself):
   ``StateUnavailableError`` with a message meant for an operator; the
   process should print it and exit.
+- in use by another kube-notifier process: ``StateUnavailableError``. Two
+  processes on one file collided on outbox rows (and one could delete the
+  other's), so the first holds an exclusive ``flock`` on ``<path>.lock``
+  for as long as it runs. ``kube-notifier dead-letters`` reads and resends
+  beside the service without it, by design (its own connection, short
+  transactions).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -39,10 +48,20 @@ class StateUnavailableError(Exception):
 class Connections:
     writer: sqlite3.Connection
     reader: sqlite3.Connection
+    lock: int = -1  # the descriptor holding the exclusive lock; closing it releases it
 
 
 def open_database(path: Path, *, lock_timeout: float = 5.0) -> Connections:
     _prepare_directory(path)
+    lock = _exclusive_lock(path)
+    try:
+        return Connections(*_opened(path, lock_timeout), lock=lock)
+    except BaseException:
+        os.close(lock)
+        raise
+
+
+def _opened(path: Path, lock_timeout: float) -> tuple[sqlite3.Connection, sqlite3.Connection]:
     if not path.exists():
         log.info("no state database at %s: starting with an empty one", path)
     try:
@@ -58,6 +77,30 @@ def open_database(path: Path, *, lock_timeout: float = 5.0) -> Connections:
         raise _unavailable(path, err) from None
 
 
+def _exclusive_lock(path: Path) -> int:
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:
+        raise StateUnavailableError(
+            f"cannot use the state database at {path}: cannot create {lock_path.name} beside it"
+            f" ({err.strerror}); set state.path to a writable location (a mounted volume)"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise StateUnavailableError(
+            f"the state database {path} is in use by another kube-notifier process "
+            f"(pid {holder}); each replica needs its own state file"
+        ) from None
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+    return fd
+
+
 def _prepare_directory(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,7 +113,7 @@ def _prepare_directory(path: Path) -> None:
         raise StateUnavailableError(f"state.path {path} is a directory, not a database file")
 
 
-def _connect(path: Path, lock_timeout: float) -> Connections:
+def _connect(path: Path, lock_timeout: float) -> tuple[sqlite3.Connection, sqlite3.Connection]:
     writer = _connection(path, lock_timeout)
     try:
         writer.execute("PRAGMA journal_mode=WAL")
@@ -82,7 +125,7 @@ def _connect(path: Path, lock_timeout: float) -> Connections:
         writer.close()
         raise
     reader.execute("PRAGMA query_only=ON")
-    return Connections(writer=writer, reader=reader)
+    return writer, reader
 
 
 def _connection(path: Path, lock_timeout: float) -> sqlite3.Connection:

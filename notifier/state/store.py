@@ -11,6 +11,8 @@ when the file is missing, corrupt, locked or unusable.
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -27,6 +29,7 @@ from notifier.state.threads import SlackThreads, prune_threads
 from notifier.state.writer import BatchWriter, Chore
 
 _HOUR = 3600.0
+log = logging.getLogger(__name__)
 
 
 class StateStore:
@@ -36,6 +39,9 @@ class StateStore:
         Raises ``StateUnavailableError`` when the path cannot be used at all.
         """
         connections = open_database(config.path, lock_timeout=config.lock_timeout_seconds)
+        self._path, self._lock = config.path, connections.lock
+        self._inode = os.stat(config.path).st_ino
+        self._said_missing = False
         self._prune = partial(_prune, config, clock)
         chores = (Chore(config.prune_interval_seconds, self._prune),)
         self._writer = BatchWriter(connections.writer, chores=chores)
@@ -49,8 +55,22 @@ class StateStore:
 
     @property
     def healthy(self) -> bool:
-        """False once the writer thread is gone (closed or crashed)."""
-        return self._writer.alive
+        """False once the writer thread is gone (closed or crashed) or the file is gone."""
+        return self._writer.alive and self._file_present()
+
+    def _file_present(self) -> bool:
+        try:
+            present = os.stat(self._path).st_ino == self._inode
+        except OSError:
+            present = False
+        if not present and not self._said_missing:
+            self._said_missing = True
+            log.error(
+                "state database %s was deleted or replaced while in use: nothing written now"
+                " survives a restart; /healthz fails so that the pod restarts with a new one",
+                self._path,
+            )
+        return present
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every write submitted so far is committed; False on timeout."""
@@ -64,6 +84,9 @@ class StateStore:
         """Commit what is queued (within ``timeout``) and close the database."""
         self._writer.close(timeout)
         self._reader.close()
+        if self._lock >= 0:
+            os.close(self._lock)  # releases the exclusive lock
+            self._lock = -1
 
 
 def _prune(config: StateConfig, clock: Callable[[], float], conn: sqlite3.Connection) -> None:

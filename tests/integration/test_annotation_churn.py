@@ -62,7 +62,8 @@ def test_rss_stays_bounded_under_annotation_churn(
         for index in range(PATCHES):
             value = f"{index:06d}" + "x" * VALUE_BYTES
             body = {"metadata": {"annotations": {"note": value}}}
-            version = kube.core.patch_namespaced_pod("web", ns, body).metadata.resource_version
+            patched = kube.core.patch_namespaced_pod("web", ns, body)
+            version = str(patched.metadata.resource_version)
         _acted_on(state, f"{ns}/web", version)
         after = _rss_mib(service.proc.pid)
         print(f"RSS {before:.0f} MiB -> {after:.0f} MiB after {PATCHES} patches of 200 KB")

@@ -139,3 +139,24 @@ def test_objects_created_while_down_are_told_as_catch_up_adds(
     told = {(r.json()["object"]["kind"], r.json()["object"]["name"]) for r in receiver.received()}
     assert told == {("Service", "new-svc"), ("Pod", "new-pod")}
     assert {r.json()["origin"] for r in receiver.received()} == {"catch_up"}
+
+
+@pytest.mark.timeout(120)
+def test_a_second_process_on_one_state_file_is_refused_and_a_deleted_one_fails_health(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    _, _, _, config = _setup(control_plane, receiver, tmp_path, 1)
+    state = tmp_path / "state.db"
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        first.wait_ready()
+        second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+        assert second.wait_exit() == 4
+        assert "in use by another kube-notifier process" in second.output()
+
+        state.unlink()
+        status, body = first.get("/healthz")
+        assert status == 503 and "state-writer" in body, body
+        first.wait_for_output(lambda out: "was deleted or replaced while in use" in out)
+    finally:
+        first.stop()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from pathlib import Path
 
@@ -131,3 +132,23 @@ def test_a_version_1_database_is_migrated_keeping_what_was_seen(tmp_path: Path) 
         ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'seen'").fetchone()[0]
     assert "WITHOUT ROWID" not in ddl
     assert_usable(path)
+
+
+def test_a_second_process_on_the_same_file_is_refused_until_the_first_closes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.db"
+    first = open_store(path)
+    with pytest.raises(StateUnavailableError, match=rf"in use by another .* \(pid {os.getpid()}\)"):
+        open_store(path)
+    first.close()
+    open_store(path).close()
+
+
+def test_a_state_file_deleted_while_in_use_fails_health(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    store = open_store(path)
+    assert store.healthy
+    path.unlink()
+    assert not store.healthy
+    store.close()
