@@ -34,6 +34,7 @@ from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
+from notifier.sinks.building import sink_problems
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
 
@@ -105,13 +106,19 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _load(path: Path, out: TextIO) -> LoadedConfig | None:
+    """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
     try:
-        return read_config(path)
+        loaded = read_config(path)
     except ConfigError as exc:
         print(exc, file=out)
+        return None
     except OSError as exc:
         print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
-    return None
+        return None
+    problems = sink_problems(loaded.config.sinks)
+    for problem in problems:
+        print(f"{path}: {problem}", file=out)
+    return None if problems else loaded
 
 
 def _transition(args: argparse.Namespace) -> Transition | None:

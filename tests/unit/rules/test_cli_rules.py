@@ -110,3 +110,23 @@ def test_commands_plug_into_another_parser() -> None:
     add_rules_commands(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["rules", "check", "x.yaml"])
     assert callable(args.handler)
+
+
+def test_check_refuses_what_run_would_refuse_to_start_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "missing")
+    config = {
+        "sinks": [
+            {"name": "a", "type": "webhook", "url_file": missing},
+            {"name": "b", "type": "webhook", "url": "ftp://example/x"},
+            {"name": "c", "type": "webhook", "url": "http://x/", "hmac_secret_file": missing},
+            {"name": "d", "type": "slack", "token_file": missing, "channel": "#ops"},
+        ],
+        "rules": [{"name": "r", "sinks": ["a", "b", "c", "d"]}],
+    }
+    assert main(["rules", "check", str(_write(tmp_path, "c.yaml", config))]) == 1
+    out = capsys.readouterr().out
+    for sink, field in (("a", "url"), ("b", "url"), ("c", "hmac_secret"), ("d", "token")):
+        assert f"sink {sink!r}" in out and field in out, out
+    assert "OK" not in out
