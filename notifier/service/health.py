@@ -59,6 +59,13 @@ def readiness(parts: Parts) -> list[Check]:
     for informer in parts.informers:
         checks.append(_synced(informer))
         checks.append(
+            flag(
+                f"watch-open-{informer.kind.value}",
+                _holds_open(informer),
+                "the watch keeps failing or closing at once",
+            )
+        )
+        checks.append(
             threshold(
                 f"watch-{informer.kind.value}", informer.seconds_since_activity, parts.stale_after
             )
@@ -72,6 +79,10 @@ def _stuck(delivery: Delivery) -> CheckResult:
         f"{name}: a send in flight for {s:.0f}s" for name, s in sorted(stuck.items())
     )
     return CheckResult("sinks-stuck", not stuck, detail)
+
+
+def _holds_open(informer: Informer) -> Callable[[], bool]:
+    return lambda: not informer.watch_failing()
 
 
 def _alive(informer: Informer) -> Callable[[], bool]:

@@ -92,6 +92,10 @@ class Informer:
         """Every thread that should run is running (for /healthz)."""
         return bool(self._threads) and all(t.is_alive() for t in self._threads)
 
+    def watch_failing(self) -> bool:
+        """Some watch of this kind cannot stay open (it keeps failing, or 410s, or closes)."""
+        return any(r.failing for r in self.reflectors)
+
     def seconds_since_activity(self) -> float:
         """Age of the stalest watch: the readiness check for watch freshness."""
         return max(self._clock() - r.last_activity for r in self.reflectors)

@@ -37,6 +37,15 @@ GONE = 410
 TOO_MANY_REQUESTS = 429
 
 
+QUICK_SECONDS = 1.0  # a watch that ends sooner, with nothing in it, failed (as client-go says)
+RELIST_AGAIN_SECONDS = 10.0  # a 410 this soon after a list backs off before the next one
+FAILING_AFTER = 3  # failures in a row before readiness says the watch cannot stay open
+
+
+class ShortWatchError(Exception):
+    """The watch closed at once and carried nothing: retried with backoff, not in a spin."""
+
+
 class GoneError(Exception):
     """The resourceVersion we hold is older than the server's history."""
 
@@ -81,6 +90,8 @@ class Reflector:
         self._event_counters: dict[str, Counter] = {}
         self.synced = threading.Event()
         self.last_activity = clock()
+        self.failures_in_a_row = 0  # reset by any line a watch delivers
+        self._listed_at = float("-inf")
 
     # -- the loop ---------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -92,11 +103,7 @@ class Reflector:
                     need_list = False
                 self._watch(stop)
             except GoneError:
-                log.info(
-                    "%s: resourceVersion %s is gone; relisting", self._kind, self.resource_version
-                )
-                self._restarted("gone")
-                metrics.RELISTS.labels(self._kind).inc()
+                self._before_relist(stop)
                 need_list = True
             except ApiError as err:
                 self._wait_after_error(stop, err)
@@ -113,6 +120,23 @@ class Reflector:
     def _restarted(self, reason: str) -> None:
         metrics.WATCH_RESTARTS.labels(self._kind, reason).inc()
 
+    @property
+    def failing(self) -> bool:
+        """The watch keeps failing (errors, 410 right after each list, closes at once)."""
+        return self.failures_in_a_row >= FAILING_AFTER
+
+    def _before_relist(self, stop: threading.Event) -> None:
+        self._restarted("gone")
+        metrics.RELISTS.labels(self._kind).inc()
+        if self._clock() - self._listed_at >= RELIST_AGAIN_SECONDS:
+            log.info("%s: resourceVersion %s is gone; relisting", self._kind, self.resource_version)
+            return
+        # Gone again right after a list: a full list each time would hammer the API server.
+        self.failures_in_a_row += 1
+        delay = self._backoff.next_delay()
+        log.warning("%s: 410 Gone again right after a list; relisting in %.1fs", self._kind, delay)
+        stop.wait(delay)
+
     def _wait_after_error(self, stop: threading.Event, err: ApiError) -> None:
         if err.status == TOO_MANY_REQUESTS and err.retry_after is not None:
             self._restarted("throttled")
@@ -125,6 +149,7 @@ class Reflector:
         if stop.is_set():
             return  # the stream was closed because we are stopping
         self._restarted("error")
+        self.failures_in_a_row += 1
         delay = self._backoff.next_delay()
         log.warning("%s: list/watch failed (%s); retrying in %.1fs", self._kind, err, delay)
         stop.wait(delay)
@@ -163,7 +188,7 @@ class Reflector:
             ]
         self._handler.handle(deltas)
         self.resource_version = version
-        self.last_activity = self._clock()
+        self.last_activity = self._listed_at = self._clock()
         self.synced.set()
         metrics.SYNCED.labels(self._kind).set(1)
 
@@ -177,12 +202,15 @@ class Reflector:
             "timeoutSeconds": str(random.randint(low, high)),
         }
         path = self.resource.path(self.namespace)
+        opened, lines_seen = self._clock(), 0
         try:
             lines = self._client.stream_lines(
                 path, query, self._settings.inactivity_timeout, on_open=self._touch
             )
             for line in lines:
                 self._touch()
+                lines_seen += 1
+                self.failures_in_a_row = 0
                 self._apply(self._decode(line))
                 if stop.is_set():
                     return
@@ -190,6 +218,8 @@ class Reflector:
             if err.status == GONE:
                 raise GoneError from err
             raise
+        if not lines_seen and self._clock() - opened < QUICK_SECONDS and not stop.is_set():
+            raise ShortWatchError("the watch closed at once with nothing in it")
         self._restarted("closed")
 
     def _count_event(self, event_type: str) -> None:

@@ -3,7 +3,10 @@
 The rules ConfigMap and the namespaces' labels need neither a cache of
 Structs nor a workqueue: read the current state, then follow the watch;
 on any failure back off and read afresh. Subclasses say how to read and
-how to follow.
+how to follow. Like the informers' reflector: a watch that was idle past its
+inactivity timeout reopens quietly, with no warning and no growing backoff;
+one that closes at once (under ``QUICK_SECONDS``) counts as a failure, so a
+server that answers every watch with an empty 200 is not asked again and again.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ import threading
 import time
 from abc import ABC, abstractmethod
 
+import urllib3
+
 from notifier.source.backoff import Backoff
 from notifier.source.client import RawClient
+from notifier.source.reflector import QUICK_SECONDS
 from notifier.supervision import supervised
 
 log = logging.getLogger("notifier.source")
@@ -46,10 +52,18 @@ class WatchLoop(ABC):
     def _loop(self) -> None:
         backoff = Backoff(clock=time.monotonic)
         while not self._stop.is_set():
+            opened = time.monotonic()
             try:
                 self.follow(self.read())
+                if time.monotonic() - opened >= QUICK_SECONDS:
+                    continue  # the watch ran its course: open the next one
+                problem = "the watch closed at once"
+            except urllib3.exceptions.ReadTimeoutError:
+                continue  # quiet past the inactivity timeout: reopen, as the informers do
             except Exception as err:
-                if self._stop.is_set():
-                    return
-                log.warning("%s: %s", self.name, err)
-                self._stop.wait(backoff.next_delay())
+                problem = str(err)
+            if self._stop.is_set():
+                return
+            delay = backoff.next_delay()
+            log.warning("%s: %s; retrying in %.1fs", self.name, problem, delay)
+            self._stop.wait(delay)

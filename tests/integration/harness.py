@@ -24,11 +24,18 @@ from notifier.workers.worker import Workers
 from tests.controlplane.cluster import ControlPlane
 
 
-def cluster_access(plane: ControlPlane, port: int | None = None) -> ClusterAccess:
-    """The plane's admin credentials; ``port``: reach it through a proxy on that port."""
+def cluster_access(
+    plane: ControlPlane, port: int | None = None, server: str | None = None
+) -> ClusterAccess:
+    """The plane's admin credentials; ``port``: reach it through a proxy on that port.
+
+    ``server``: reach it at that URL instead (a stand-in in front of it).
+    """
     access = load_access(str(plane.kubeconfig))
     if port is not None:
         access = replace(access, server=f"https://127.0.0.1:{port}")
+    if server is not None:
+        access = replace(access, server=server)
     return access
 
 
@@ -122,13 +129,14 @@ def pipeline(
     *,
     namespaces: Sequence[str] = (),
     port: int | None = None,
+    server: str | None = None,
     stage: RecordingStage | None = None,
     workers: int = 4,
     settings: ReflectorSettings | None = None,
     max_retries: int = 15,
     queue_name: str = "test",
 ) -> Iterator[Pipeline]:
-    raw = RawClient(cluster_access(plane, port))
+    raw = RawClient(cluster_access(plane, port, server))
     queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(queue_name, max_retries=max_retries)
     known = Known()
     intake = Intake(queue, known)

@@ -17,10 +17,12 @@ from tests.integration.harness import (
     RecordingStage,
     assert_cache_matches,
     assert_true_history,
+    cluster_access,
     pipeline,
 )
 from tests.integration.kube import Kube, in_parallel
 from tests.support.tcp_proxy import TcpProxy
+from tests.support.watch_interposer import Mode, WatchInterposer
 
 pytestmark = pytest.mark.integration
 
@@ -283,3 +285,31 @@ def test_services_and_deployments_are_watched_too(control_plane: ControlPlane) -
             t for t in pipe.stage.by_key[(Kind.DEPLOYMENT, f"{ns}/web")] if "Scaled" in t.signals
         ]
         assert len(scaled) == 1
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("mode", ["empty", "gone"])
+def test_a_watch_that_fails_at_once_backs_off_and_says_so(
+    control_plane: ControlPlane, mode: Mode
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("spin")
+    kube.create_pod(ns, "p0")
+    access = cluster_access(control_plane)
+    stand_in = WatchInterposer(access.server, access.tls, mode)
+    try:
+        with pipeline(control_plane, namespaces=[ns], server=stand_in.url) as pipe:
+            informer = pipe.informers[Kind.POD]
+            started = time.monotonic()
+            deadline = started + 30
+            while not informer.watch_failing():
+                assert time.monotonic() < deadline, "readiness never said the watch is failing"
+                time.sleep(0.05)
+            took = time.monotonic() - started
+            asked = stand_in.watches if mode == "empty" else stand_in.lists
+    finally:
+        stand_in.close()
+    # Three failures in a row, with backoff between them (0.8 s then 1.6 s at least, less
+    # jitter): a spin would have made hundreds of requests in that time.
+    assert took >= 1.5, f"failing after {took:.1f}s"
+    assert asked <= 5, f"{asked} {'watches' if mode == 'empty' else 'lists'} in {took:.1f}s"
