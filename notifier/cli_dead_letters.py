@@ -73,18 +73,19 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
 
-    def show(_: Config, __: DeadLetterFile, letters: list[DeadLetter]) -> int:
+    def show(_: Config | None, __: DeadLetterFile, letters: list[DeadLetter]) -> int:
         for letter in letters:
             print(json.dumps(_as_dict(letter)) if args.json else _line(letter), file=out)
         if not args.json:
             print(f"{len(letters)} dead letter{'s' if len(letters) != 1 else ''}", file=out)
         return 0
 
-    return _with_chosen(args, show)
+    return _with_chosen(args, show, need_config=False)
 
 
 def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    def resend(config: Config, store: DeadLetterFile, letters: list[DeadLetter]) -> int:
+    def resend(config: Config | None, store: DeadLetterFile, letters: list[DeadLetter]) -> int:
+        assert config is not None  # replay builds the sinks from it
         replay = _Replay(config, store, out or sys.stdout, dry_run=args.dry_run)
         try:
             replay.send_all(letters)
@@ -93,15 +94,20 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
             return 2
         return replay.summary()
 
-    return _with_chosen(args, resend)
+    return _with_chosen(args, resend, need_config=True)
 
 
 def _with_chosen(
     args: argparse.Namespace,
-    work: Callable[[Config, DeadLetterFile, list[DeadLetter]], int],
+    work: Callable[[Config | None, DeadLetterFile, list[DeadLetter]], int],
+    *,
+    need_config: bool,
 ) -> int:
-    """Open the config and state file, choose the letters by the flags, run ``work``, close."""
-    opened = _open(args)
+    """Open the config and state file, choose the letters by the flags, run ``work``, close.
+
+    ``list`` with ``--state`` needs no config: the config only says where the file is.
+    """
+    opened = _open(args, need_config=need_config or not args.state)
     if opened is None:
         return 2
     config, store = opened
@@ -190,13 +196,17 @@ class _Replay:
         self._last_send[group] = time.monotonic()
 
 
-def _open(args: argparse.Namespace) -> tuple[Config, DeadLetterFile] | None:
-    try:
-        config = read_config(args.config).config
-    except (ConfigError, OSError) as err:
-        print(f"kube-notifier: cannot use config {args.config}:\n{err}", file=sys.stderr)
-        return None
-    path = Path(args.state or config.state.path)
+def _open(
+    args: argparse.Namespace, *, need_config: bool
+) -> tuple[Config | None, DeadLetterFile] | None:
+    config = None
+    if need_config:
+        try:
+            config = read_config(args.config).config
+        except (ConfigError, OSError) as err:
+            print(f"kube-notifier: cannot use config {args.config}:\n{err}", file=sys.stderr)
+            return None
+    path = Path(args.state or (config.state.path if config else ""))
     try:
         return config, DeadLetterFile(path)
     except DeadLetterFileError as err:

@@ -29,7 +29,8 @@ def rows() -> list[tuple[str, str, str, str]]:
         if not family.name.startswith("kube_notifier_"):
             continue
         suffix = "_total" if family.type == "counter" else "_info" if family.type == "info" else ""
-        declared = _declared_labels(family.name)
+        # A custom collector's families carry their label names even with no samples yet.
+        declared = _declared_labels(family.name) or getattr(family, "_labelnames", ())
         labels = sorted(declared or {k for s in family.samples for k in s.labels if k != "le"})
         found.append((family.name + suffix, family.type, ", ".join(labels), family.documentation))
     return sorted(found)

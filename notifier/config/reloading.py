@@ -53,6 +53,8 @@ class ReloadResult:
     issues: tuple[ConfigIssue, ...]  # the errors if not ok, else the warnings
     at: float
     restart_needed: tuple[str, ...] = ()  # sections changed that a swap does not apply
+    first: bool = False  # the load at start
+    recovered: bool = False  # valid after a rejected attempt (the rules in use may be unchanged)
 
 
 class RulesHolder:
@@ -61,7 +63,9 @@ class RulesHolder:
         self._lock = threading.Lock()
         self._current = initial
         self._stagers: tuple[Stager, ...] = ()
-        self.last_result = ReloadResult(True, True, initial.digest, initial.warnings, clock())
+        self.last_result = ReloadResult(
+            True, True, initial.digest, initial.warnings, clock(), first=True
+        )
         metrics.record_success(initial.digest, self.last_result.at)
 
     @classmethod
@@ -131,6 +135,7 @@ class RulesHolder:
                 issues=candidate.warnings,
                 at=self._clock(),
                 restart_needed=restart,
+                recovered=not self.last_result.ok,
             )
             self.last_result = result
         metrics.record_success(candidate.digest, result.at)

@@ -49,6 +49,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "run",
         help="watch the cluster and send notifications",
         description="Every flag can also be set with the environment variable named in its help.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     run.add_argument(
         "--config",
@@ -58,9 +59,9 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     run.add_argument(
         "--kubeconfig",
-        default=os.environ.get("KUBECONFIG"),
-        help="kubeconfig file; default ~/.kube/config, or the in-cluster "
-        "service account inside a pod [KUBECONFIG]",
+        default=None,
+        help="kubeconfig file; unset: the files in $KUBECONFIG (a colon-separated list, "
+        "merged), else ~/.kube/config, else the in-cluster service account inside a pod",
     )
     run.add_argument(
         "--context",
@@ -71,7 +72,9 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "--listen",
         type=_listen,
         default=_env("LISTEN", "0.0.0.0:8080"),
-        help="HOST:PORT for /healthz, /readyz, /metrics [KUBE_NOTIFIER_LISTEN]",
+        help="HOST:PORT for /healthz, /readyz, /metrics; the default listens on every "
+        "interface, as a pod needs for probes and scraping (use 127.0.0.1:8080 on a laptop) "
+        "[KUBE_NOTIFIER_LISTEN]",
     )
     run.add_argument(
         "--shutdown-deadline",

@@ -69,11 +69,15 @@ def report(result: ReloadResult, source: str) -> None:
     if not result.ok:
         errors = "\n".join(f"  {issue}" for issue in result.issues)
         log.error("config %s rejected; the last good rules keep running:\n%s", source, errors)
+    elif result.first:
+        log.info("config %s loaded (sha256 %s)", source, result.digest[:12])
     elif result.changed:
         log.info("config %s reloaded (sha256 %s)", source, result.digest[:12])
-        if result.restart_needed:
-            log.warning(
-                "config %s changed %s: that part applies at the next restart",
-                source,
-                ", ".join(result.restart_needed),
-            )
+    elif result.recovered:
+        log.info("config %s is valid again; the rules in use did not change", source)
+    if result.ok and result.restart_needed:
+        log.warning(
+            "config %s changed %s: that part applies at the next restart",
+            source,
+            ", ".join(result.restart_needed),
+        )

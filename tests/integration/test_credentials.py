@@ -100,3 +100,32 @@ def test_a_token_without_rights_is_refused_with_403(
     with pytest.raises(ApiError) as raised:
         list_one_pod(path)
     assert raised.value.status == 403
+
+
+def test_a_kubeconfig_list_in_the_environment_is_merged(
+    control_plane: ControlPlane, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole = yaml.safe_load(control_plane.kubeconfig.read_text())
+    first = {key: whole[key] for key in ("apiVersion", "kind", "clusters", "users")}
+    second = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "contexts": whole["contexts"],
+        "current-context": whole["current-context"],
+    }
+    paths = [tmp_path / "clusters.yaml", tmp_path / "contexts.yaml"]
+    for path, part in zip(paths, (first, second), strict=True):
+        path.write_text(yaml.safe_dump(part))
+    monkeypatch.setenv("KUBECONFIG", ":".join(str(p) for p in paths))
+
+    import argparse
+
+    from notifier.service.kube import cluster_access
+    from notifier.service.options import add_run_command
+
+    parser = argparse.ArgumentParser()
+    add_run_command(parser.add_subparsers())
+    args = parser.parse_args(["run"])
+    assert args.kubeconfig is None  # the flag does not swallow the list
+    client = RawClient(cluster_access(args.kubeconfig, None))
+    assert b"gitVersion" in client.get("/version", {})

@@ -81,7 +81,7 @@ def test_hostile_edits_are_rejected_while_health_answers_then_a_good_one_applies
 
         # A valid config whose regex backtracks on Python's engine, then a long name.
         config.write_text(good.format(cluster="two", names="~(a+)+b$"))
-        service.wait_for_output(lambda out: out.count("reloaded (sha256") >= 2, 20)
+        service.wait_for_output(lambda out: out.count("reloaded (sha256") >= 1, 20)
         long_name = "a" * 60 + "c"
         kube.create_pod(ns, long_name)
         _crashloop(kube, ns, long_name)

@@ -155,8 +155,8 @@ RULE_AUDIT = """
 
 
 def reloads(log: str) -> int:
-    """Reloads that changed the config, not counting the first load."""
-    return log.count(" reloaded (sha256") - 1
+    """Reloads that changed the config (the first load says "loaded")."""
+    return log.count(" reloaded (sha256")
 
 
 def _services_seen(server: WebhookServer) -> list[str]:

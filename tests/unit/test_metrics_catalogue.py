@@ -1,4 +1,4 @@
-"""docs/metrics.md lists exactly the metrics the code registers (names and types)."""
+"""docs/metrics.md lists exactly the metrics the code registers: names, types and labels."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from scripts.metrics_catalogue import rows
 DOC = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
 
-def documented() -> set[tuple[str, str]]:
-    pattern = re.compile(r"^\| `(kube_notifier_\w+)` \| (\w+) \|", re.M)
+def documented() -> set[tuple[str, str, str]]:
+    pattern = re.compile(r"^\| `(kube_notifier_\w+)` \| (\w+) \| ([\w, ]*?) ?\|", re.M)
     return set(pattern.findall(DOC.read_text()))
 
 
 def test_catalogue_matches_the_code() -> None:
-    registered = {(name, kind) for name, kind, _, _ in rows()}
+    registered = {(name, kind, labels) for name, kind, labels, _ in rows()}
     assert documented() == registered, (
         "regenerate: python -m scripts.metrics_catalogue > docs/metrics.md"
     )

@@ -50,3 +50,24 @@ def test_an_unexpected_error_is_logged_and_the_file_is_still_watched(
             reloader.stop()
     assert "reload failed unexpectedly" in caplog.text
     assert "a bug in a stager" in caplog.text
+
+
+def test_the_log_says_loaded_first_and_valid_again_after_a_rejected_edit_is_reverted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from notifier.service.reloading import report
+
+    path = tmp_path / "config.yaml"
+    path.write_text(GOOD)
+    holder = RulesHolder.from_file(path)
+    reloader = FileReloader(holder, path, interval=3600)
+    with caplog.at_level(logging.INFO, logger="notifier.config"):
+        report(holder.last_result, str(path))
+        path.write_text(GOOD + "\nnot: [valid\n")
+        reloader.check()
+        path.write_text(GOOD)
+        reloader.check()
+    said = [record.getMessage().split(":")[0] for record in caplog.records]
+    assert said[0] == f"config {path} loaded (sha256 {holder.last_result.digest[:12]})"
+    assert said[1].startswith(f"config {path} rejected")
+    assert said[2] == f"config {path} is valid again; the rules in use did not change"

@@ -127,3 +127,13 @@ def test_list_reads_the_state_path_from_the_config(
     )
     code, lines = cli("dead-letters", "list", "--config", str(config), capsys=capsys)
     assert code == 0 and lines[-1] == "1 dead letter"
+
+
+def test_list_with_a_state_file_needs_no_config(
+    tmp_path: Path, store: StateStore, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dead_letter(store, notification("hook", key="Pod/default/a"))
+    missing = str(tmp_path / "no-such-config.yaml")
+    state = str(tmp_path / "state.db")
+    code, lines = cli("dead-letters", "list", "--config", missing, "--state", state, capsys=capsys)
+    assert code == 0 and lines[-1] == "1 dead letter"
