@@ -109,7 +109,7 @@ def test_ready_after_sync_metrics_parse_and_sigterm_exits_zero(
         # The text format strips _total from counter families and serves info as a gauge.
         catalogue = {
             (name, "gauge") if kind == "info" else (re.sub(r"_total$", "", name), kind)
-            for name, kind in documented()
+            for name, kind, _ in documented()
         }
         assert catalogue <= served, catalogue - served
     finally:
