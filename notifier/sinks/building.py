@@ -63,14 +63,19 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         cloudevents=CloudEventsIdentity(config.cloudevents_source, config.cloudevents_type),
         tls_verify=config.tls_verify,
         ca_file=config.ca_file,
+        client_cert_file=config.client_cert_file,
+        client_key_file=config.client_key_file,
         connect_timeout=config.connect_timeout_seconds,
         read_timeout=config.read_timeout_seconds,
+        deadline=config.deadline_seconds,
+        proxy=config.proxy,
     )
     try:
         return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
     except (OSError, ssl.SSLError) as err:
+        files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
         raise SinkBuildError(
-            f"sink {config.name!r}: ca_file {config.ca_file!r} is not a readable CA bundle: {err}"
+            f"sink {config.name!r}: cannot use its TLS files ({files}): {err}"
         ) from None
 
 
@@ -93,13 +98,14 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
             channel=config.channel,
             base_url=config.base_url,
             timeout=config.timeout_seconds,
+            proxy=config.proxy,
         )
     else:
         raw = require_secret(
             config.name, "webhook_url", config.webhook_url, config.webhook_url_file
         )
         url = _checked_url(config.name, "webhook_url", raw)
-        poster = IncomingWebhookPoster(url=url, timeout=config.timeout_seconds)
+        poster = IncomingWebhookPoster(url=url, timeout=config.timeout_seconds, proxy=config.proxy)
     scope = f"{config.name}@{config.channel or ''}"
     return SlackSink(
         config.name, poster, threads=threads if config.threads else None, thread_scope=scope

@@ -83,7 +83,29 @@ class ConsoleSinkConfig(_SinkConfigBase):
     delivery: ConsoleDeliveryOptions = ConsoleDeliveryOptions()
 
 
-class WebhookSinkConfig(_SinkConfigBase):
+class HttpSettings(_Strict):
+    """How a sink reaches its receiver over HTTP: shared by every HTTP sink's config."""
+
+    # None: HTTPS_PROXY / HTTP_PROXY from the environment unless NO_PROXY names the
+    # host; "direct": no proxy whatever the environment says; else the proxy's URL.
+    proxy: str | None = None
+    tls_verify: bool = True
+    ca_file: str | None = None
+    client_cert_file: str | None = None  # mTLS: the certificate (PEM) we present
+    client_key_file: str | None = None  # its key, when not in the certificate file
+    connect_timeout_seconds: float = Field(default=3.0, gt=0)
+    read_timeout_seconds: float = Field(default=10.0, gt=0)
+    # One bound on a whole send (connect, write, read), whatever the receiver trickles.
+    deadline_seconds: float = Field(default=30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _key_needs_a_certificate(self) -> Self:
+        if self.client_key_file is not None and self.client_cert_file is None:
+            raise ValueError("client_key_file needs client_cert_file")
+        return self
+
+
+class WebhookSinkConfig(_SinkConfigBase, HttpSettings):
     forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "payload"})
     type: Literal["webhook"]
     url: SecretStr | None = None
@@ -94,10 +116,6 @@ class WebhookSinkConfig(_SinkConfigBase):
     headers: dict[str, str] = {}
     hmac_secret: SecretStr | None = None
     hmac_secret_file: str | None = None
-    tls_verify: bool = True
-    ca_file: str | None = None
-    connect_timeout_seconds: float = Field(default=3.0, gt=0)
-    read_timeout_seconds: float = Field(default=10.0, gt=0)
     delivery: WebhookDeliveryOptions = WebhookDeliveryOptions()
 
     @model_validator(mode="after")
@@ -120,6 +138,7 @@ class SlackSinkConfig(_SinkConfigBase):
     webhook_url_file: str | None = None
     base_url: str = "https://slack.com/api/"
     timeout_seconds: float = Field(default=10.0, gt=0)
+    proxy: str | None = None  # as a webhook's: None from the environment, "direct" for none
     threads: bool = True
     delivery: SlackDeliveryOptions = SlackDeliveryOptions()
 

@@ -23,6 +23,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.webhook import WebhookClient
 
+from notifier.sinks.proxies import proxy_for
 from notifier.sinks.slack.failures import failure_for_exception, failure_for_response
 
 _sdk_log = logging.getLogger("notifier.sinks.slack.sdk")
@@ -46,6 +47,7 @@ class ApiPoster:
         channel: str,
         base_url: str,
         timeout: float,
+        proxy: str | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._channel = channel
@@ -57,6 +59,8 @@ class ApiPoster:
             retry_handlers=[],
             logger=_sdk_log,
         )
+        # slack_sdk reads HTTPS_PROXY but not NO_PROXY: decide as the webhook sink does.
+        self._client.proxy = proxy_for(base_url, proxy)
 
     @property
     def can_thread(self) -> bool:
@@ -80,11 +84,19 @@ class ApiPoster:
 
 
 class IncomingWebhookPoster:
-    def __init__(self, *, url: str, timeout: float, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        *,
+        url: str,
+        timeout: float,
+        proxy: str | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._clock = clock
         self._client = WebhookClient(
             url, timeout=math.ceil(timeout), retry_handlers=[], logger=_sdk_log
         )
+        self._client.proxy = proxy_for(url, proxy)
 
     @property
     def can_thread(self) -> bool:

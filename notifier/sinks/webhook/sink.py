@@ -1,12 +1,13 @@
-"""``WebhookSink``: one POST per notification, over keep-alive connections (``transport``).
+"""``WebhookSink``: one POST per notification, through ``transport`` (urllib3, one deadline).
 
 Every request carries ``Idempotency-Key: <notification id>`` (a retried or
 re-sent notification keeps its key, so receivers can drop repeats), the
 configured custom headers and, with an HMAC secret, the signature headers
 described in ``signing``. TLS certificates are verified unless the config
-turns it off; ``ca_file`` replaces the system CA bundle. Redirects are not
-followed. Up to ``pool_size`` idle connections are kept, one per delivery
-thread. Thread-safe.
+turns it off; ``ca_file`` replaces the system CA bundle and a client
+certificate may be presented (mTLS). Proxies as ``transport`` says.
+Redirects are not followed. Up to ``pool_size`` idle connections are kept,
+one per delivery thread. Thread-safe.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+
+import urllib3
 
 from notifier import __version__
 from notifier.notifications import Notification
@@ -40,8 +43,12 @@ class WebhookTarget:
     cloudevents: CloudEventsIdentity = _DEFAULT_CLOUDEVENTS
     tls_verify: bool = True
     ca_file: str | None = None
+    client_cert_file: str | None = None
+    client_key_file: str | None = None
     connect_timeout: float = 3.0
     read_timeout: float = 10.0
+    deadline: float = 30.0
+    proxy: str | None = None  # None: from the environment; "direct": none
 
 
 class WebhookSink:
@@ -60,6 +67,8 @@ class WebhookSink:
         self._transport = _transport_for(target, pool_size)
         if not target.tls_verify:
             log.warning("sink %s: TLS certificate verification is off for %s", name, self._shown_as)
+            # Said once above; urllib3 would say it again on every request.
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 
     @property
     def name(self) -> str:
@@ -103,11 +112,19 @@ class WebhookSink:
 
 def _transport_for(target: WebhookTarget, pool_size: int) -> Transport:
     """Raises ``BadUrlError`` for a URL it cannot post to, ``OSError`` or ``ssl.SSLError`` for a
-    CA file it cannot read: both are config errors, found when the sink is built."""
+    CA or client certificate file it cannot use: config errors, found when the sink is built."""
+    tls = tls_context(
+        verify=target.tls_verify,
+        ca_file=target.ca_file,
+        client_cert=target.client_cert_file,
+        client_key=target.client_key_file,
+    )
     return Transport(
         target.url,
         connect_timeout=target.connect_timeout,
         read_timeout=target.read_timeout,
-        tls=tls_context(verify=target.tls_verify, ca_file=target.ca_file),
+        deadline=target.deadline,
+        tls=tls,
         max_idle=pool_size,
+        proxy=target.proxy,
     )

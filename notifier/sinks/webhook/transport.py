@@ -1,40 +1,55 @@
-"""``Transport``: POST over keep-alive connections, on plain sockets.
+"""``Transport``: POST over urllib3's keep-alive pools, within one deadline per send.
 
-A POST through urllib3's pool manager cost about 400 us of CPU on our
-2-core machine, one through ``http.client`` about half that, and half of
-what was left went to parsing response headers with the ``email``
-package; at one POST per notification this was the largest single cost
-of kube-notifier. So the request is written and the response read here
-(``http1``), and what urllib3 added that a sink needs lives here too: a
-bounded set of idle connections, separate connect and read timeouts, TLS
-with the configured CA bundle or none, and not reusing a connection the
-server has already closed.
+urllib3 brings what a sink needs and we no longer write ourselves: HTTP/1.1
+framing, bounded idle connections, TLS with a CA bundle and an optional
+client certificate (mTLS), and proxies (``notifier.sinks.proxies``).
 
-Errors are not classified here: ``post`` raises what ``socket``, ``ssl``
-and ``http1`` raise, and closes the connection it was using. Thread-safe:
-each call takes a connection of its own.
+Its timeouts bound each socket operation, not a send: a receiver that
+trickles one byte a second, or answers ``100 Continue`` forever, kept a
+send going for minutes. So every send has a deadline; one watchdog thread
+shuts the connection's socket down when it passes, which ends whatever read
+or write is waiting, and the send fails as ``DeadlineExceededError``. The
+response body is read up to ``MAX_BODY_BYTES`` and the rest never is (the connection is then
+closed, not reused).
+
+Errors are not classified here (``failures`` does that); ``post`` raises
+what urllib3 raises, or ``DeadlineExceededError``. Thread-safe.
 """
 
 from __future__ import annotations
 
 import base64
-import select
+import contextlib
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass
-from typing import BinaryIO
-from urllib.parse import unquote, urlsplit
+from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from notifier.sinks.webhook.http1 import read_response, request_head
+import urllib3
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+
+from notifier.sinks.proxies import proxy_for
+from notifier.supervision import supervised
+
+MAX_BODY_BYTES = 64 * 1024  # of a receiver's answer: we only need its status and Retry-After
+
+_current = threading.local()  # the send in progress on this thread, for the connection to join
 
 
 class BadUrlError(ValueError):
     """A URL this transport cannot POST to (not http/https, no host)."""
 
 
-class ConnectTimeoutError(TimeoutError):
-    """No connection (TCP and TLS) within the connect timeout."""
+class InvalidHeaderError(ValueError):
+    """A header name or value with a line break or a control character: never sent."""
+
+
+class DeadlineExceededError(TimeoutError):
+    """The send (connect, write, read) did not finish within its deadline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +59,13 @@ class Reply:
 
 
 @dataclass(frozen=True, slots=True)
-class _Endpoint:
-    scheme: str
+class Endpoint:
+    url: str  # without user:password
     host: str
-    port: int | None
-    target: str  # path and query, as sent on the request line
     authorization: str | None  # from user:password in the URL, as curl sends it
 
 
-def _endpoint(url: str) -> _Endpoint:
+def endpoint(url: str) -> Endpoint:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BadUrlError("the URL must be http:// or https:// with a host")
@@ -60,31 +73,137 @@ def _endpoint(url: str) -> _Endpoint:
         port = parts.port
     except ValueError:
         raise BadUrlError("the URL has an invalid port") from None
-    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    netloc = host if port is None else f"{host}:{port}"
     authorization = None
     if parts.username is not None:
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
         authorization = "Basic " + base64.b64encode(pair).decode()
-    return _Endpoint(parts.scheme, parts.hostname, port, target, authorization)
+    plain = urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    return Endpoint(plain, parts.hostname, authorization)
 
 
-def tls_context(*, verify: bool, ca_file: str | None) -> ssl.SSLContext:
+def tls_context(
+    *,
+    verify: bool,
+    ca_file: str | None,
+    client_cert: str | None = None,
+    client_key: str | None = None,
+) -> ssl.SSLContext:
+    """Raises ``OSError`` / ``ssl.SSLError`` for files it cannot use (a config error)."""
+    context = ssl.create_default_context(cafile=ca_file if verify else None)
     if not verify:
-        context = ssl.create_default_context()
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-        return context
-    return ssl.create_default_context(cafile=ca_file)
+    if client_cert is not None:
+        context.load_cert_chain(client_cert, client_key)
+    return context
 
 
-@dataclass(eq=False, slots=True)
-class _Connection:
-    sock: socket.socket
-    reader: BinaryIO
+class _Send:
+    """One send's deadline: the connection it uses is shut down when the deadline passes."""
 
-    def close(self) -> None:
-        self.reader.close()
-        self.sock.close()
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._seconds = seconds
+        self._conn: HTTPConnection | None = None
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> _Send:
+        _current.send = self
+        _WATCHDOG.arm(self, time.monotonic() + self._seconds)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        _WATCHDOG.disarm(self)
+        _current.send = None
+
+    def uses(self, conn: HTTPConnection) -> None:
+        with self._lock:
+            self._conn = conn
+            if self.expired:
+                _shut(conn)
+
+    def expire(self) -> None:
+        with self._lock:
+            self.expired = True
+            if self._conn is not None:
+                _shut(self._conn)
+
+
+class _Watchdog:
+    """One thread for every send's deadline (a timer thread per send cost 0.3 ms of CPU)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[_Send, float] = {}
+        self._thread: threading.Thread | None = None
+
+    def arm(self, send: _Send, deadline: float) -> None:
+        with self._cond:
+            earliest = min(self._due.values(), default=float("inf"))
+            self._due[send] = deadline
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=supervised("webhook-deadlines", self._run), daemon=True
+                )
+                self._thread.name = "webhook-deadlines"
+                self._thread.start()
+            elif deadline < earliest:
+                self._cond.notify()
+
+    def disarm(self, send: _Send) -> None:
+        with self._cond:
+            self._due.pop(send, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                now = time.monotonic()
+                late = [send for send, due in self._due.items() if due <= now]
+                for send in late:
+                    del self._due[send]
+                if not late:
+                    earliest = min(self._due.values(), default=None)
+                    self._cond.wait(None if earliest is None else earliest - now)
+            for send in late:
+                send.expire()
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _shut(conn: HTTPConnection) -> None:
+    sock = conn.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):  # already closed: nothing left to end
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+class _Watched:
+    """Mixed into urllib3's connections: each request joins the send in progress."""
+
+    def request(self, *args: Any, **kwargs: Any) -> Any:
+        send = getattr(_current, "send", None)
+        if send is not None:
+            send.uses(self)
+        return super().request(*args, **kwargs)  # type: ignore[misc]
+
+
+class _WatchedHTTP(_Watched, HTTPConnection):
+    pass
+
+
+class _WatchedHTTPS(_Watched, HTTPSConnection):
+    pass
+
+
+class _WatchedHTTPPool(HTTPConnectionPool):
+    ConnectionCls = _WatchedHTTP
+
+
+class _WatchedHTTPSPool(HTTPSConnectionPool):
+    ConnectionCls = _WatchedHTTPS
 
 
 class Transport:
@@ -94,93 +213,64 @@ class Transport:
         *,
         connect_timeout: float,
         read_timeout: float,
+        deadline: float = 30.0,
         tls: ssl.SSLContext | None = None,
         max_idle: int = 4,
+        proxy: str | None = None,
     ) -> None:
-        self._endpoint = _endpoint(url)
-        self._connect_timeout = connect_timeout
-        self._read_timeout = read_timeout
-        self._tls = tls
-        self._max_idle = max_idle
-        self._idle: list[_Connection] = []
-        self._closed = False  # a connection given back after close is closed, not kept
-        self._lock = threading.Lock()
-        endpoint = self._endpoint
-        default_port = 443 if endpoint.scheme == "https" else 80
-        self._port = endpoint.port or default_port
-        host = f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host
-        self._host_header = host if endpoint.port is None else f"{host}:{endpoint.port}"
+        self._endpoint = endpoint(url)
+        self._deadline = deadline
+        self._timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
+        self.proxy = proxy_for(self._endpoint.url, proxy)
+        options: dict[str, Any] = {"maxsize": max_idle, "block": False, "ssl_context": tls}
+        self._pool: urllib3.PoolManager = (
+            urllib3.ProxyManager(self.proxy, **options)
+            if self.proxy is not None
+            else urllib3.PoolManager(**options)
+        )
+        self._pool.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
     def post(self, body: bytes, headers: dict[str, str]) -> Reply:
         authorization = self._endpoint.authorization
         if authorization and not any(name.lower() == "authorization" for name in headers):
             headers = {"Authorization": authorization, **headers}
-        head = request_head(self._endpoint.target, self._host_header, len(body), headers)
-        conn = self._take()
+        _check_headers(headers)
+        with _Send(self._deadline) as send:
+            try:
+                reply = self._post(body, headers)
+            except Exception as err:
+                if send.expired:
+                    raise DeadlineExceededError(f"no answer within {self._deadline:g}s") from err
+                raise
+        if send.expired:  # a socket shut mid-headers can read as a short, complete answer
+            raise DeadlineExceededError(f"no answer within {self._deadline:g}s")
+        return reply
+
+    def _post(self, body: bytes, headers: dict[str, str]) -> Reply:
+        response = self._pool.urlopen(
+            "POST",
+            self._endpoint.url,
+            body=body,
+            headers=headers,
+            timeout=self._timeout,
+            retries=False,
+            redirect=False,
+            preload_content=False,
+            assert_same_host=False,
+        )
         try:
-            conn.sock.sendall(head + body)
-            response = read_response(conn.reader)
-        except BaseException:
-            conn.close()
-            raise
-        if response.reusable:
-            self._give_back(conn)
-        else:
-            conn.close()
-        return Reply(response.status, response.retry_after)
+            response.read(MAX_BODY_BYTES, decode_content=False)
+            if response.read(1, decode_content=False):
+                response.close()  # more than we read: the connection is not reused
+        finally:
+            response.release_conn()
+        return Reply(response.status, response.headers.get("Retry-After"))
 
     def close(self) -> None:
-        with self._lock:
-            self._closed = True
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
-
-    def _take(self) -> _Connection:
-        while True:
-            with self._lock:
-                conn = self._idle.pop() if self._idle else None
-            if conn is None:
-                return self._connect()
-            if _still_open(conn.sock):
-                return conn
-            conn.close()
-
-    def _give_back(self, conn: _Connection) -> None:
-        with self._lock:
-            if not self._closed and len(self._idle) < self._max_idle:
-                self._idle.append(conn)
-                return
-        conn.close()
-
-    def _connect(self) -> _Connection:
-        endpoint = self._endpoint
-        try:
-            sock = socket.create_connection((endpoint.host, self._port), self._connect_timeout)
-        except TimeoutError as err:
-            raise ConnectTimeoutError(str(err)) from err
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if endpoint.scheme == "https":
-                context = self._tls or tls_context(verify=True, ca_file=None)
-                sock = context.wrap_socket(sock, server_hostname=endpoint.host)
-            sock.settimeout(self._read_timeout)  # connected: from now on, the read timeout
-        except TimeoutError as err:
-            sock.close()
-            raise ConnectTimeoutError(str(err)) from err
-        except BaseException:
-            sock.close()
-            raise
-        return _Connection(sock, sock.makefile("rb"))
+        self._pool.clear()
 
 
-def _still_open(sock: socket.socket) -> bool:
-    """An idle keep-alive connection is usable if nothing can be read from it:
-    readable means the server closed it (or sent bytes nobody asked for)."""
-    if isinstance(sock, ssl.SSLSocket) and sock.pending():
-        return False
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-    except (OSError, ValueError):
-        return False
-    return not readable
+def _check_headers(headers: dict[str, str]) -> None:
+    for name, value in headers.items():
+        if any(ord(c) < 32 and c != "\t" for c in name + value) or "\x7f" in name + value:
+            raise InvalidHeaderError(f"header {name!r} holds a line break or control character")

@@ -1,0 +1,119 @@
+"""Webhooks go through the proxy the environment or the sink names, not when NO_PROXY says;
+and present a client certificate to a receiver that requires one."""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from notifier.sinks.slack.posting import ApiPoster
+from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
+from tests.support.http_proxy import HttpProxy
+from tests.support.slack_server import TOKEN, SlackServer
+from tests.support.webhook_server import WebhookServer
+from tests.unit.sinks.certificates import write_self_signed
+from tests.unit.sinks.factories import notification
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy")
+
+
+@pytest.fixture
+def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[HttpProxy]:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    running = HttpProxy()
+    yield running
+    running.close()
+
+
+def _post(url: str, **target: object) -> None:
+    sink = WebhookSink("hook", WebhookTarget(url=url, **target))  # type: ignore[arg-type]
+    try:
+        sink.send(notification("hook"))
+    finally:
+        sink.close()
+
+
+def test_http_proxy_from_the_environment_is_used(
+    proxy: HttpProxy, server: WebhookServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    _post(server.url)
+    assert proxy.seen == [f"POST {server.url}"]
+    assert len(server.received()) == 1
+
+
+def test_no_proxy_sends_direct(
+    proxy: HttpProxy, server: WebhookServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    _post(server.url)
+    assert proxy.seen == []
+    assert len(server.received()) == 1
+
+
+def test_the_sinks_own_proxy_wins_and_direct_ignores_the_environment(
+    proxy: HttpProxy, server: WebhookServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _post(server.url, proxy=proxy.url)
+    assert proxy.seen == [f"POST {server.url}"]
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    _post(server.url, proxy="direct")
+    assert len(proxy.seen) == 1 and len(server.received()) == 2
+
+
+def test_https_goes_through_a_connect_tunnel(
+    proxy: HttpProxy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cert, key = write_self_signed(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+    with WebhookServer(tls=context) as tls_server:
+        url = tls_server.url.replace("http://", "https://")
+        _post(url, ca_file=str(cert))
+        assert len(tls_server.received()) == 1
+    assert proxy.seen == [f"CONNECT 127.0.0.1:{tls_server.port}"]
+
+
+def test_a_client_certificate_is_presented_to_a_receiver_that_requires_one(
+    tmp_path: Path,
+) -> None:
+    server_dir, client_dir = tmp_path / "server", tmp_path / "client"
+    server_dir.mkdir()
+    client_dir.mkdir()
+    cert, key = write_self_signed(server_dir)
+    client_cert, client_key = write_self_signed(client_dir)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    context.verify_mode = ssl.CERT_REQUIRED
+    context.load_verify_locations(client_cert)  # self-signed: it is its own CA
+    with WebhookServer(tls=context) as tls_server:
+        url = tls_server.url.replace("http://", "https://")
+        with pytest.raises(Exception):  # noqa: B017 - without one the handshake fails
+            _post(url, ca_file=str(cert))
+        _post(
+            url,
+            ca_file=str(cert),
+            client_cert_file=str(client_cert),
+            client_key_file=str(client_key),
+        )
+        assert len(tls_server.received()) == 1
+
+
+@pytest.mark.parametrize("bypass", [False, True], ids=["proxied", "no-proxy"])
+def test_slack_follows_the_same_proxy_rules(
+    proxy: HttpProxy, monkeypatch: pytest.MonkeyPatch, bypass: bool
+) -> None:
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    if bypass:
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with SlackServer() as slack:
+        poster = ApiPoster(token=TOKEN, channel="#ops", base_url=slack.api_url, timeout=5.0)
+        poster.post("hello", [], None)
+        assert [m.text for m in slack.messages()] == ["hello"]
+    assert bool(proxy.seen) is not bypass
