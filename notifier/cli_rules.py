@@ -44,6 +44,12 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     commands = rules.add_subparsers(dest="rules_command", required=True)
     check = commands.add_parser("check", help="load a config file and report every error")
     check.add_argument("file", type=Path)
+    check.add_argument(
+        "--no-files",
+        action="store_true",
+        help="do not read the sinks' *_file secrets and TLS files (they are in the pod, not "
+        "here); everything else is checked as run checks it",
+    )
     check.set_defaults(handler=run_check)
     test = commands.add_parser("test", help="show what the rules do with one change")
     test.add_argument("file", type=Path)
@@ -70,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = _load(args.file, out)
+    loaded = _load(args.file, out, read_files=not args.no_files)
     if loaded is None:
         return 1
     config = loaded.config
@@ -105,7 +111,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
-def _load(path: Path, out: TextIO) -> LoadedConfig | None:
+def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig | None:
     """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
     try:
         loaded = read_config(path)
@@ -115,7 +121,7 @@ def _load(path: Path, out: TextIO) -> LoadedConfig | None:
     except OSError as exc:
         print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
         return None
-    problems = sink_problems(loaded.config.sinks)
+    problems = sink_problems(loaded.config.sinks, read_files=read_files)
     for problem in problems:
         print(f"{path}: {problem}", file=out)
     return None if problems else loaded

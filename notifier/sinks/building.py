@@ -7,6 +7,7 @@ start, not at the first notification.
 
 from __future__ import annotations
 
+import contextlib
 import ssl
 from collections.abc import Iterable
 from urllib.parse import urlsplit
@@ -19,26 +20,34 @@ from notifier.sinks.config import (
     WebhookSinkConfig,
 )
 from notifier.sinks.console import ConsoleSink
-from notifier.sinks.secrets import SinkBuildError, read_secret, require_secret
+from notifier.sinks.secrets import (
+    SinkBuildError,
+    files_read,
+    files_unread,
+    read_secret,
+    require_secret,
+)
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.sinks.webhook import WebhookSink
 from notifier.sinks.webhook.bodies import CloudEventsIdentity
 from notifier.sinks.webhook.sink import WebhookTarget
 
 
-def sink_problems(configs: Iterable[SinkConfig]) -> list[str]:
+def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> list[str]:
     """Why ``run`` could not build the enabled sinks, one line each (none: they build).
 
     ``rules check`` calls this, so it accepts exactly what ``run`` starts with:
-    every secret file read, every URL and CA bundle checked the same way.
+    every secret file read, every URL and CA bundle checked the same way. With
+    ``read_files`` off, files stand in for themselves (they are only in the pod).
     """
     problems = []
-    for config in configs:
-        if config.enabled:
-            try:
-                build_sink(config, threads=MemoryThreads()).close()
-            except SinkBuildError as err:
-                problems.append(str(err))
+    with contextlib.nullcontext() if read_files else files_unread():
+        for config in configs:
+            if config.enabled:
+                try:
+                    build_sink(config, threads=MemoryThreads()).close()
+                except SinkBuildError as err:
+                    problems.append(str(err))
     return problems
 
 
@@ -55,6 +64,7 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         config.name, "url", require_secret(config.name, "url", config.url, config.url_file)
     )
     secret = read_secret(config.name, "hmac_secret", config.hmac_secret, config.hmac_secret_file)
+    tls_files = files_read()  # else the files are somewhere else (the pod): not checked here
     target = WebhookTarget(
         url=url,
         headers=dict(config.headers),
@@ -62,9 +72,9 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         body_format=config.format,
         cloudevents=CloudEventsIdentity(config.cloudevents_source, config.cloudevents_type),
         tls_verify=config.tls_verify,
-        ca_file=config.ca_file,
-        client_cert_file=config.client_cert_file,
-        client_key_file=config.client_key_file,
+        ca_file=config.ca_file if tls_files else None,
+        client_cert_file=config.client_cert_file if tls_files else None,
+        client_key_file=config.client_key_file if tls_files else None,
         connect_timeout=config.connect_timeout_seconds,
         read_timeout=config.read_timeout_seconds,
         deadline=config.deadline_seconds,

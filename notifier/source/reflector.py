@@ -90,7 +90,7 @@ class Reflector:
         self._event_counters: dict[str, Counter] = {}
         self.synced = threading.Event()
         self.last_activity = clock()
-        self.failures_in_a_row = 0  # reset by any line a watch delivers
+        self.failures_in_a_row = 0  # reset by a watch that delivers or stays open
         self._listed_at = float("-inf")
 
     # -- the loop ---------------------------------------------------------
@@ -108,6 +108,7 @@ class Reflector:
             except ApiError as err:
                 self._wait_after_error(stop, err)
             except urllib3.exceptions.ReadTimeoutError:
+                self.failures_in_a_row = 0  # it stayed open, quiet, for the whole timeout
                 log.info(
                     "%s: no event or bookmark for %.0fs; reopening the watch",
                     self._kind,
@@ -220,6 +221,7 @@ class Reflector:
             raise
         if not lines_seen and self._clock() - opened < QUICK_SECONDS and not stop.is_set():
             raise ShortWatchError("the watch closed at once with nothing in it")
+        self.failures_in_a_row = 0  # it stayed open a while: a watch like any other
         self._restarted("closed")
 
     def _count_event(self, event_type: str) -> None:

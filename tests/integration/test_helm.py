@@ -268,7 +268,7 @@ def test_rendered_config_passes_rules_check(
     config = tmp_path / "config.yaml"
     config.write_text(rendered_config(manifests))
     done = subprocess.run(
-        [sys.executable, "-m", "notifier", "rules", "check", str(config)],
+        [sys.executable, "-m", "notifier", "rules", "check", "--no-files", str(config)],
         env={**os.environ, **SECRET_ENV}, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

@@ -130,3 +130,20 @@ def test_check_refuses_what_run_would_refuse_to_start_with(
     for sink, field in (("a", "url"), ("b", "url"), ("c", "hmac_secret"), ("d", "token")):
         assert f"sink {sink!r}" in out and field in out, out
     assert "OK" not in out
+
+
+def test_check_without_files_still_checks_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "only-in-the-pod")
+    config = {
+        "sinks": [
+            {"name": "a", "type": "webhook", "url_file": missing, "hmac_secret_file": missing},
+            {"name": "b", "type": "webhook", "url": "ftp://example/x"},
+        ],
+        "rules": [{"name": "r", "sinks": ["a", "b"]}],
+    }
+    path = _write(tmp_path, "c.yaml", config)
+    assert main(["rules", "check", "--no-files", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "sink 'b'" in out and "sink 'a'" not in out
