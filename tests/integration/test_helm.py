@@ -917,3 +917,61 @@ def test_dashboard_shows_what_the_issue_asks_for() -> None:
     assert wanted <= titles, wanted - titles
     ids = [panel["id"] for panel in dashboard["panels"]]
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize(
+    ("values", "image"),
+    [
+        ([], "kube-notifier:0.1.0"),
+        (
+            ["--set=image.registry=registry.example/team"],
+            "registry.example/team/kube-notifier:0.1.0",
+        ),
+        (
+            ["--set=image.registry=registry.example", "--set=global.imageRegistry=mirror.example"],
+            "mirror.example/kube-notifier:0.1.0",
+        ),
+        (["--set=image.tag=1.2.3"], "kube-notifier:1.2.3"),
+    ],
+)
+def test_image_fields_follow_the_common_shape(
+    offline_helm: Helm, values: list[str], image: str
+) -> None:
+    assert container(offline_helm.template("kn", *values))["image"] == image
+
+
+def test_common_labels_reach_every_object_but_no_selector(offline_helm: Helm) -> None:
+    manifests = offline_helm.template(
+        "kn", values_file("ha-values.yaml"), "--set=commonLabels.team=platform"
+    )
+    assert all(m["metadata"]["labels"]["team"] == "platform" for m in manifests)
+    selector = find(manifests, "Deployment")["spec"]["selector"]["matchLabels"]
+    assert "team" not in selector
+
+
+def test_service_monitor_options_and_the_network_policy(offline_helm: Helm) -> None:
+    manifests = offline_helm.template(
+        "kn",
+        "--set=serviceMonitor.enabled=true",
+        "--set=serviceMonitor.jobLabel=app",
+        "--set=serviceMonitor.honorLabels=true",
+        "--set=serviceMonitor.relabelings[0].targetLabel=cluster",
+        "--set=serviceMonitor.relabelings[0].replacement=prod",
+        "--set=serviceMonitor.metricRelabelings[0].action=drop",
+        "--set=serviceMonitor.metricRelabelings[0].regex=go_.*",
+        "--set=serviceMonitor.tlsConfig.insecureSkipVerify=true",
+        "--set=networkPolicy.enabled=true",
+        "--set=networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.name=monitoring",
+    )
+    monitor = find(manifests, "ServiceMonitor")["spec"]
+    [endpoint] = monitor["endpoints"]
+    assert monitor["jobLabel"] == "app" and endpoint["honorLabels"] is True
+    assert endpoint["relabelings"] == [{"targetLabel": "cluster", "replacement": "prod"}]
+    assert endpoint["metricRelabelings"] == [{"action": "drop", "regex": "go_.*"}]
+    assert endpoint["tlsConfig"] == {"insecureSkipVerify": True}
+    policy = find(manifests, "NetworkPolicy")["spec"]
+    assert policy["policyTypes"] == ["Ingress"]
+    [rule] = policy["ingress"]
+    assert rule["ports"] == [{"port": "http", "protocol": "TCP"}]
+    assert rule["from"] == [{"namespaceSelector": {"matchLabels": {"name": "monitoring"}}}]
+    assert not [m for m in offline_helm.template("kn") if m["kind"] == "NetworkPolicy"]

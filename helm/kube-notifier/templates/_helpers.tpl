@@ -48,6 +48,9 @@ helm.sh/chart: {{ include "kube-notifier.chart" . }}
 app.kubernetes.io/version: {{ include "kube-notifier.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: kube-notifier
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{/*
@@ -67,11 +70,21 @@ app.kubernetes.io/part-of: kube-notifier
 {{- default .Chart.AppVersion .Values.image.tag }}
 {{- end }}
 
+{{/* [registry/]repository, the registry from global.imageRegistry or image.registry. */}}
+{{- define "kube-notifier.imageName" -}}
+{{- $registry := (.Values.global).imageRegistry | default .Values.image.registry }}
+{{- if $registry }}
+{{- printf "%s/%s" (trimSuffix "/" $registry) .Values.image.repository }}
+{{- else }}
+{{- .Values.image.repository }}
+{{- end }}
+{{- end }}
+
 {{- define "kube-notifier.image" -}}
 {{- if .Values.image.digest }}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- printf "%s@%s" (include "kube-notifier.imageName" .) .Values.image.digest }}
 {{- else }}
-{{- printf "%s:%s" .Values.image.repository (include "kube-notifier.imageTag" .) }}
+{{- printf "%s:%s" (include "kube-notifier.imageName" .) (include "kube-notifier.imageTag" .) }}
 {{- end }}
 {{- end }}
 
