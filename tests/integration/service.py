@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -106,3 +107,17 @@ def keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
             name = json.loads(request.body).get("object", {}).get("name", "?")
             keys[name].add(request.header("Idempotency-Key") or "")
     return keys
+
+
+def wait_acted_on(state: Path, wanted: dict[str, str], timeout: float = 30) -> None:
+    """Until the state file records each Pod key at its resourceVersion (the service acted)."""
+    deadline = time.monotonic() + timeout
+    while _seen_versions(state, wanted) != wanted:
+        assert time.monotonic() < deadline, f"not acted on in {timeout}s: {wanted}"
+        time.sleep(0.05)
+
+
+def _seen_versions(state: Path, wanted: dict[str, str]) -> dict[str, str]:
+    with sqlite3.connect(f"file:{state}?mode=ro", uri=True, timeout=5) as conn:
+        rows = conn.execute("SELECT key, resource_version FROM seen WHERE kind = 'Pod'").fetchall()
+    return {key: version for key, version in rows if key in wanted}

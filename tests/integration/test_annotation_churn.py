@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, wait_acted_on
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
@@ -30,18 +28,6 @@ VALUE_BYTES = 200_000
 def _rss_mib(pid: int) -> float:
     status = Path(f"/proc/{pid}/status").read_text()
     return int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("VmRSS"))) / 1024
-
-
-def _acted_on(state: Path, key: str, version: str, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    query = "SELECT resource_version FROM seen WHERE kind = 'Pod' AND key = ?"
-    while True:
-        with sqlite3.connect(f"file:{state}?mode=ro", uri=True, timeout=5) as conn:
-            row = conn.execute(query, (key,)).fetchone()
-        if row is not None and row[0] == version:
-            return
-        assert time.monotonic() < deadline, f"{key} not acted on at {version}"
-        time.sleep(0.1)
 
 
 @pytest.mark.timeout(300)
@@ -64,7 +50,7 @@ def test_rss_stays_bounded_under_annotation_churn(
             body = {"metadata": {"annotations": {"note": value}}}
             patched = kube.core.patch_namespaced_pod("web", ns, body)
             version = str(patched.metadata.resource_version)
-        _acted_on(state, f"{ns}/web", version)
+        wait_acted_on(state, {f"{ns}/web": version}, timeout=60)
         after = _rss_mib(service.proc.pid)
         print(f"RSS {before:.0f} MiB -> {after:.0f} MiB after {PATCHES} patches of 200 KB")
         # Kept in the interning tables, 400 fresh values would be 80 MB and more.

@@ -19,7 +19,7 @@ import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube, in_parallel
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, wait_acted_on
 from tests.integration.test_service import _crashloop
 from tests.support.webhook_server import WebhookServer
 
@@ -62,29 +62,18 @@ class Scene:
         in_parallel(lambda name: self.kube.create_pod(self.ns, name), names)
         in_parallel(lambda name: _crashloop(self.kube, self.ns, name), names)
 
-    def wait_acted_on(self, names: list[str], timeout: float = 30) -> None:
+    def wait_acted_on(self, names: list[str]) -> None:
         """Until the state file records each pod as it is now (committed: the service acted)."""
-        wanted = {
-            f"{self.ns}/{n}": self.kube.core.read_namespaced_pod(
-                n, self.ns
-            ).metadata.resource_version
-            for n in names
+        read = self.kube.core.read_namespaced_pod
+        versions = {
+            f"{self.ns}/{n}": str(read(n, self.ns).metadata.resource_version) for n in names
         }
-        deadline = time.monotonic() + timeout
-        while _seen_versions(self.state, wanted) != wanted:
-            assert time.monotonic() < deadline, f"not acted on in {timeout}s: {wanted}"
-            time.sleep(0.05)
+        wait_acted_on(self.state, versions)
 
     def digests(self) -> list[dict[str, Any]]:
         bodies = [request.json() for request in self.receiver.received()]
         assert all(body["type"] == "digest" for body in bodies), bodies
         return bodies
-
-
-def _seen_versions(state: Path, wanted: dict[str, str]) -> dict[str, str]:
-    with sqlite3.connect(f"file:{state}?mode=ro", uri=True, timeout=5) as conn:
-        rows = conn.execute("SELECT key, resource_version FROM seen WHERE kind = 'Pod'").fetchall()
-    return {key: version for key, version in rows if key in wanted}
 
 
 def _members(digest: dict[str, Any]) -> list[str]:
