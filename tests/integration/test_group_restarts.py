@@ -87,11 +87,11 @@ def _kill(service: ServiceProcess) -> None:
 
 
 @pytest.mark.timeout(180)
-@pytest.mark.parametrize("into_wait", [0.0, 4.0], ids=["at-once", "mid-wait"])
+@pytest.mark.parametrize("into_wait", [0.0, 6.0], ids=["at-once", "mid-wait"])
 def test_sigkill_during_group_wait_loses_nothing(
     control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, into_wait: float
 ) -> None:
-    scene = Scene(control_plane, receiver, tmp_path, wait=8, interval=60)
+    scene = Scene(control_plane, receiver, tmp_path, wait=15, interval=60)
     pods = [f"p{i}" for i in range(5)]
     first = scene.service()
     scene.crashloop(pods)
