@@ -975,3 +975,11 @@ def test_service_monitor_options_and_the_network_policy(offline_helm: Helm) -> N
     assert rule["ports"] == [{"port": "http", "protocol": "TCP"}]
     assert rule["from"] == [{"namespaceSelector": {"matchLabels": {"name": "monitoring"}}}]
     assert not [m for m in offline_helm.template("kn") if m["kind"] == "NetworkPolicy"]
+
+
+def test_dashboard_filters_by_cluster_namespace_and_job() -> None:
+    dashboard = json.loads((CHART / "dashboards" / "kube-notifier.json").read_text())
+    names = [variable["name"] for variable in dashboard["templating"]["list"]]
+    assert names[:4] == ["datasource", "cluster", "namespace", "job"]
+    exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
+    assert exprs and all('cluster=~"$cluster"' in expr for expr in exprs)
