@@ -33,9 +33,15 @@ ETCD_VERSION = "3.6.16"
 KWOK_VERSION = "0.7.0"
 HELM_VERSION = "3.21.4"
 
+HELM_K8S_MINOR = "36"  # the client-go minor helm v3.21.4 is built on (its go.mod: v0.36.2)
+
 K8S_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
 ALL_ASSETS = (*K8S_COMMANDS, "etcd", "kwok", "helm")
 STAGES_DIR = "kwok-stages"
+# Cached under a name that says how it was built, so a cache holding an older build
+# (helm without its version stamped: `helm template` then assumed Kubernetes 1.20)
+# is rebuilt rather than reused.
+CACHED_AS = {"helm": f"helm-{HELM_VERSION}-stamped"}
 
 
 @dataclass(frozen=True)
@@ -61,7 +67,7 @@ def find(name: str) -> Path | None:
         candidates.append(Path(override))
     if kb := os.environ.get("KUBEBUILDER_ASSETS"):
         candidates.append(Path(kb) / name)
-    candidates.append(cache_dir() / name)
+    candidates.append(cache_dir() / CACHED_AS.get(name, name))
     for path in candidates:
         if path.exists():
             return path
@@ -144,12 +150,28 @@ def build_etcd(out: Path, work: Path) -> None:
     _run(["go", "build", "-trimpath", "-o", str(out / "etcd"), main.path], work)
 
 
-def build_plain(pkg: str, name: str, out: Path, work: Path) -> None:
+def build_plain(pkg: str, name: str, out: Path, work: Path, ldflags: str = "") -> None:
     env = {"GOBIN": str(out)}
-    _run(["go", "install", "-trimpath", pkg], work, env)
+    _run(
+        ["go", "install", "-trimpath", *(["-ldflags", ldflags] if ldflags else []), pkg], work, env
+    )
     built = out / pkg.rsplit("/", maxsplit=1)[-1].split("@", maxsplit=1)[0]
     if built.name != name:
         built.rename(out / name)
+
+
+def build_helm(out: Path, work: Path) -> None:
+    """helm with its version stamped as its release build does: `helm version` says v3.21.4
+    and `helm template` assumes the Kubernetes its client-go speaks, not 1.20."""
+    stamps = {
+        "helm.sh/helm/v3/internal/version.version": f"v{HELM_VERSION}",
+        "helm.sh/helm/v3/internal/version.gitTreeState": "clean",
+        "helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor": "1",
+        "helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor": HELM_K8S_MINOR,
+    }
+    ldflags = " ".join(f"-X {name}={value}" for name, value in stamps.items())
+    pkg = f"helm.sh/helm/v3/cmd/helm@v{HELM_VERSION}"
+    build_plain(pkg, CACHED_AS["helm"], out, work, ldflags)
 
 
 def copy_kwok_stages(out: Path, work: Path) -> None:
@@ -178,7 +200,7 @@ def build(names: list[str]) -> None:
         "k8s": lambda w: build_kubernetes([n for n in K8S_COMMANDS if n in names], out, w),
         "etcd": lambda w: build_etcd(out, w),
         "kwok": lambda w: build_plain(f"sigs.k8s.io/kwok/cmd/kwok@v{KWOK_VERSION}", "kwok", out, w),
-        "helm": lambda w: build_plain(f"helm.sh/helm/v3/cmd/helm@v{HELM_VERSION}", "helm", out, w),
+        "helm": lambda w: build_helm(out, w),
         STAGES_DIR: lambda w: copy_kwok_stages(out, w),
     }
     wanted = {"k8s" if n in K8S_COMMANDS else n for n in names}

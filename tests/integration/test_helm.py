@@ -983,3 +983,12 @@ def test_dashboard_filters_by_cluster_namespace_and_job() -> None:
     assert names[:4] == ["datasource", "cluster", "namespace", "job"]
     exprs = [t["expr"] for p in dashboard["panels"] for t in p.get("targets", [])]
     assert exprs and all('cluster=~"$cluster"' in expr for expr in exprs)
+
+
+def test_the_helm_built_for_the_tests_reports_its_version(offline_helm: Helm) -> None:
+    version = offline_helm.run("version", "--template={{.Version}}").stdout.strip()
+    assert version == f"v{assets.HELM_VERSION}"
+    # Without --kube-version helm assumes the Kubernetes it was built for, which the
+    # chart's kubeVersion (>= 1.25) accepts; an unstamped build assumed 1.20.
+    out = offline_helm.run("template", RELEASE, str(CHART)).stdout
+    assert "kind: Deployment" in out
