@@ -243,7 +243,8 @@ class _Service:
         if self.elector is not None:
             self._election.start()
         log.info("kube-notifier started; HTTP on %s:%d", self.opts.listen_host, self.http.port)
-        threading.Thread(target=self._after_sync, name="after-sync", daemon=True).start()
+        after_sync = supervised("after-sync", self._after_sync)
+        threading.Thread(target=after_sync, name="after-sync", daemon=True).start()
         self.signals.stop.wait()
         return self._shutdown()
 
