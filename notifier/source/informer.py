@@ -19,6 +19,7 @@ from notifier.source.deltas import Delta, DeltaHandler, DeltaType
 from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.source.resources import RESOURCES
 from notifier.source.store import Store
+from notifier.supervision import supervised
 from notifier.transitions.model import Origin
 
 DEFAULT_SETTINGS = ReflectorSettings()
@@ -64,12 +65,14 @@ class Informer:
     def start(self) -> None:
         for reflector in self.reflectors:
             name = f"informer-{self.kind.value}-{reflector.namespace or 'all'}"
-            self._spawn(name, functools.partial(reflector.run, self._stop))
+            self._spawn(name, functools.partial(reflector.run, self._stop), family="informer")
         if self._resync_seconds > 0:
-            self._spawn(f"resync-{self.kind.value}", self._resync_loop)
+            self._spawn(f"resync-{self.kind.value}", self._resync_loop, family="resync")
 
-    def _spawn(self, name: str, target: Callable[[], None]) -> None:
-        thread = threading.Thread(target=target, name=name, daemon=True)
+    def _spawn(self, name: str, target: Callable[[], None], *, family: str) -> None:
+        thread = threading.Thread(
+            target=supervised(name, target, family=family), name=name, daemon=True
+        )
         thread.start()
         self._threads.append(thread)
 

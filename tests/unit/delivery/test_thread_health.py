@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from notifier.delivery import Delivery
 from notifier.service.health import _stuck, _threads
@@ -75,7 +76,9 @@ def test_a_thread_that_dies_unexpectedly_fails_liveness_with_its_reason() -> Non
     forget_crashes()
 
 
-def test_a_send_in_flight_past_its_bound_is_reported_stuck(slack: SlackServer) -> None:
+def test_a_send_in_flight_past_its_bound_is_reported_stuck(
+    slack: SlackServer, caplog: pytest.LogCaptureFixture
+) -> None:
     name = unique("slack")
     slack.hang()
     delivery = Delivery([slack_target(slack, name, stuck_after_seconds=0.3)], outbox=None)
@@ -85,6 +88,10 @@ def test_a_send_in_flight_past_its_bound_is_reported_stuck(slack: SlackServer) -
         eventually(lambda: name in delivery.stuck_sinks())
         result = _stuck(delivery)
         assert not result.ok and f"{name}: a send in flight for" in result.detail
+        labels = {"integration": "slack", "sink": name}
+        longest = REGISTRY.get_sample_value("kube_notifier_delivery_longest_send_seconds", labels)
+        assert longest is not None and longest > 0.3
+        assert f"sink {name}: a send has been in flight for" in caplog.text
     finally:
         slack.go_down()  # releases the hung request
         delivery.stop(time.monotonic() + 1)
