@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from bench.e2e.receiver import Receiver
+from bench.e2e.receiver import Received, Receiver
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def test_churn_notifications_become_arrivals_stamped_on_arrival(receiver: Receiv
     before = time.monotonic()
     labels = {"bench": "1", "seq": "3000007", "app": "x"}
     assert post(receiver, payload("bench-seq", "bench-1", "pod-00001", labels)) == 200
-    arrivals, others = receiver.take()
+    arrivals, others, _mentions = receiver.take()
     assert len(arrivals) == 1
     pod, seq, at = arrivals[0]
     assert (pod, seq) == (1, 3000007)
@@ -51,14 +52,14 @@ def test_everything_else_is_counted_by_rule(receiver: Receiver) -> None:
     post(receiver, payload("pod-failures", "bench-2", "bg-1-000001", {"app": "x"}))
     post(receiver, payload("bench-seq", "bench-9", "pod-09999", {"bench": "1", "seq": "5"}))
     post(receiver, b"not json")
-    arrivals, others = receiver.take()
+    arrivals, others, _mentions = receiver.take()
     assert arrivals == []
     assert others == {"pod-failures": 1, "bench-seq": 1, "unparsed": 1}
 
 
 def test_take_hands_over_and_forgets(receiver: Receiver) -> None:
     post(receiver, payload("bench-seq", "bench-0", "pod-00000", {"bench": "1", "seq": "1"}))
-    assert len(receiver.peek()) == 1
+    assert len(receiver.peek().arrivals) == 1
     assert receiver.count() == 1
-    assert len(receiver.take()[0]) == 1
-    assert receiver.take() == ([], {})
+    assert len(receiver.take().arrivals) == 1
+    assert receiver.take() == Received([], Counter(), [])
