@@ -63,3 +63,39 @@ def test_take_hands_over_and_forgets(receiver: Receiver) -> None:
     assert receiver.count() == 1
     assert len(receiver.take().arrivals) == 1
     assert receiver.take() == Received([], Counter(), [])
+
+
+def kubewatch_payload(kind: str, namespace: str, name: str, reason: str) -> dict[str, Any]:
+    """kubewatch's webhook payload: its event's meta, a text and a time; no labels."""
+    meta = {"kind": kind, "name": name, "namespace": namespace, "reason": reason}
+    return {"eventmeta": meta, "text": "A `pod` in namespace ...", "time": "2026-11-24T06:00:00Z"}
+
+
+def test_kubewatch_updates_of_churn_pods_are_kept_as_mentions_and_answered_close(
+    receiver: Receiver,
+) -> None:
+    before = time.monotonic()
+    body = json.dumps(kubewatch_payload("Pod", "bench-1", "pod-00001", "Updated")).encode()
+    request = urllib.request.Request(receiver.url, data=body, method="POST")
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200
+        assert response.headers["Connection"] == "close"
+    arrivals, others, mentions = receiver.take()
+    assert arrivals == []
+    assert not others
+    [(pod, at)] = mentions
+    assert pod == 1
+    assert before <= at <= time.monotonic()
+
+
+def test_kubewatchs_other_notifications_are_counted_by_kind_and_reason(receiver: Receiver) -> None:
+    post(receiver, kubewatch_payload("Pod", "bench-0", "pod-00000", "Deleted"))
+    post(receiver, kubewatch_payload("Pod", "bench-2", "bg-1-000001", "Updated"))
+    post(receiver, kubewatch_payload("Deployment", "bench-0", "deploy-0000", "Updated"))
+    arrivals, others, mentions = receiver.take()
+    assert (arrivals, mentions) == ([], [])
+    assert others == {
+        "kubewatch Pod Deleted": 1,
+        "kubewatch Pod Updated": 1,
+        "kubewatch Deployment Updated": 1,
+    }
