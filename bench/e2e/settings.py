@@ -11,7 +11,7 @@ fleet, one 5 s step at 200/s, no sustain search; its figures mean nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bench.e2e.background import BackgroundPlan
 from bench.e2e.fleet import FleetSize
@@ -72,18 +72,15 @@ QUICK = Settings(
     ),
 )
 
-SMOKE = Settings(
+SMOKE = replace(  # what differs from the quick run
+    QUICK,
     mode="smoke",
     size=FleetSize(pods=400, deployments=20, services=20, churn_pods=200),
     step_rates=(200.0,),
     step_seconds=5.0,
-    sustain_seconds=5.0,
     sustain_ladder=(),
     max_sustain_trials=0,
     probe_seconds=3.0,
-    drain_cap=10.0,
-    quiet=3.0,
-    ready_timeout=120.0,
     budget_seconds=3 * 60.0,
     background=BackgroundPlan(
         pods_per_second=1.0, rollouts_per_second=1.0, deployments_per_second=0.25, rolled=10

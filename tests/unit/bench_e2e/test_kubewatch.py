@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench.e2e import kubewatch
+from bench.e2e import kubewatch, runner
 from bench.e2e.kubewatch import Kubewatch, config_yaml, newest_release, resolve, synced_kinds
 
 READY = 'time="2026-11-24T06:00:00Z" level=info msg="Kubewatch controller synced and ready"'
@@ -147,3 +147,14 @@ def test_its_environment_is_ours_not_the_callers(
     assert env["KUBECONFIG"] == str(tmp_path / "kubeconfig")
     assert env["LISTEN_ADDRESS"].startswith("127.0.0.1:")
     assert (tmp_path / "kubewatch" / ".kubewatch.yaml").read_text() == config_yaml("http://x/hook")
+
+
+def test_kubewatch_takes_its_turn_between_ours_and_the_baseline_only_when_found(
+    tmp_path: Path,
+) -> None:
+    args = (tmp_path, tmp_path / "kubeconfig", "http://x/hook")
+    skipped = kubewatch.Found(skipped="no source")
+    assert [s.name for s in runner.subjects(*args, skipped)] == ["kube-notifier", "baseline"]
+    found = kubewatch.Found(Path("/opt/kubewatch"), about="given")
+    names = [s.name for s in runner.subjects(*args, found)]
+    assert names == ["kube-notifier", "kubewatch", "baseline"]
