@@ -1,4 +1,5 @@
-"""End-to-end benchmark: kube-notifier against a tutorial-style baseline, on a real control plane.
+"""End-to-end benchmark: kube-notifier against kubewatch and a tutorial-style baseline, on a real
+control plane.
 
 A churn generator patches Pods at controlled rates (with Pods failing
 through kwok and Deployments rolling in the background); each subject runs
@@ -6,12 +7,23 @@ as its own process with a webhook sink pointed at a local receiver that
 timestamps arrivals. Measured per subject: latency percentiles at 50, 200
 and 1,000 changes per second, the highest rate sustained with nothing lost,
 CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
-cached. ``python -m bench.e2e [--quick]``; docs/benchmarks.md has the figures.
+cached. ``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR]``;
+docs/benchmarks.md has the figures.
+
+kubewatch (``kubewatch``) is built from a git repository of its source
+given with ``--kubewatch-src`` (or ``KN_BENCH_KUBEWATCH_SRC``; a built
+binary with ``--kubewatch-bin``); without one it is skipped and the output
+says so. Its webhook payload names the Pod but not the change: the
+receiver keeps such requests as *mentions* and ``scoring.match_mentions``
+pairs them with the churn's changes, first in first out per Pod. It is
+ready when its Pod, Deployment and Service controllers have each logged
+that their informer synced.
 
 Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
 ``churn`` / ``background`` (the changes), ``receiver`` (the webhook end),
 ``watchfloor`` (a bare watcher: the control plane's part of the latency),
-``scoring`` (pure), ``subjects`` / ``baseline``, ``procstat`` / ``cpu``
-(who used the CPU), ``trials`` / ``measuring`` (one trial; the subjects
-taking turns), ``settings``, ``report``, ``runner``.
+``scoring`` (pure), ``subjects`` / ``baseline`` / ``kubewatch``,
+``procstat`` / ``cpu`` (who used the CPU), ``trials`` / ``measuring`` (one
+trial; the subjects taking turns), ``settings``, ``report`` / ``targets``,
+``runner``.
 """

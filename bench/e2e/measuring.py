@@ -1,12 +1,13 @@
-"""Everything measured per subject, the two subjects taking turns: ready time, steps, sustain.
+"""Everything measured per subject, the subjects taking turns: ready time, steps, sustain.
 
 Each trial gets a fresh process of its subject, started with the fleet in
 place: start, wait for ready (timed), wait until its work after ready is
 done (its CPU use below 5% of a core over a second), run the trial, read
 its peak RSS, stop it. So no trial inherits another's backlog, and the
-subjects alternate trial by trial (kube-notifier's 50/s step, the
-baseline's, kube-notifier's 200/s step, ...): on a machine shared with
-other work, load that comes and goes falls on both alike.
+subjects alternate trial by trial (kube-notifier's 50/s step,
+kubewatch's, the baseline's, kube-notifier's 200/s step, ...): on a
+machine shared with other work, load that comes and goes falls on all
+alike.
 
 Steps: 50, 200 and 1,000 changes per second. Then the sustain search, per
 subject: flat out first (unless a step already lost changes), then the

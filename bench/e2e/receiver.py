@@ -9,6 +9,16 @@ Everything else (failures, rollouts) is counted by rule name.
 A churn notification is any JSON body whose ``object.labels`` has
 ``bench: "1"`` and a ``seq``: kube-notifier's built-in payload has them
 (docs/rules.md, "Webhook payload") and the baseline sends the same shape.
+
+kubewatch's webhook payload is ``{"eventmeta": {"kind", "name", "namespace",
+"reason"}, "text", "time"}``: no labels, so no seq. One with kind ``Pod``,
+reason ``Updated`` and a churn Pod's namespace and name is kept as a
+*mention* (Pod, time); ``scoring.match_mentions`` pairs mentions with the
+trial's changes once its sends are known. Its other requests are counted
+as ``kubewatch <kind> <reason>``. kubewatch never closes a response body,
+so it never reuses a connection: its requests are answered with
+``Connection: close``, or each would hold a receiver thread on an idle
+connection until the end of the run.
 """
 
 from __future__ import annotations
@@ -17,13 +27,21 @@ import json
 import threading
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Self
+from typing import Any, NamedTuple, Self
 
 from bench.e2e.fleet import CHURN_LABEL, SEQ_LABEL
-from bench.e2e.scoring import Arrival
+from bench.e2e.scoring import Arrival, Mention
 from tests.support.webhook_server import LoopbackServer, ReceivedRequest, Reply
 
 OK = Reply(200, b"ok")
+OK_CLOSE = Reply(200, b"ok", {"Connection": "close"})
+KUBEWATCH = "kubewatch"
+
+
+class Received(NamedTuple):
+    arrivals: list[Arrival]  # churn notifications with their seq
+    others: Counter[str]  # everything else, by rule (or kubewatch's kind and reason)
+    mentions: list[Mention]  # kubewatch's updates of churn Pods, seq unknown
 
 
 class Receiver:
@@ -33,6 +51,7 @@ class Receiver:
         self._lock = threading.Lock()
         self._arrivals: list[Arrival] = []
         self._others: Counter[str] = Counter()
+        self._mentions: list[Mention] = []
         self._server = LoopbackServer(self._respond, record=False)
 
     @property
@@ -46,23 +65,30 @@ class Receiver:
     def stop(self) -> None:
         self._server.stop()
 
-    def take(self) -> tuple[list[Arrival], Counter[str]]:
-        """Churn arrivals and other notifications (by rule) since the last ``take``."""
+    def take(self) -> Received:
+        """What came since the last ``take``."""
         with self._lock:
-            arrivals, self._arrivals = self._arrivals, []
-            others, self._others = self._others, Counter()
-        return arrivals, others
+            taken = Received(self._arrivals, self._others, self._mentions)
+            self._arrivals, self._others, self._mentions = [], Counter(), []
+        return taken
 
-    def peek(self) -> list[Arrival]:
+    def peek(self) -> Received:
         with self._lock:
-            return list(self._arrivals)
+            return Received(list(self._arrivals), Counter(self._others), list(self._mentions))
 
     def count(self) -> int:
         with self._lock:
-            return len(self._arrivals) + sum(self._others.values())
+            return len(self._arrivals) + sum(self._others.values()) + len(self._mentions)
 
     def _respond(self, request: ReceivedRequest) -> Reply:
-        arrival, rule = self._parse(request)
+        try:
+            body: Any = json.loads(request.body)
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("eventmeta"), dict):
+            self._keep_kubewatch(body["eventmeta"], request.arrived_at)
+            return OK_CLOSE
+        arrival, rule = self._parse(body, request.arrived_at)
         with self._lock:
             if arrival is not None:
                 self._arrivals.append(arrival)
@@ -70,17 +96,25 @@ class Receiver:
                 self._others[rule] += 1
         return OK
 
-    def _parse(self, request: ReceivedRequest) -> tuple[Arrival | None, str]:
+    def _parse(self, body: Any, arrived_at: float) -> tuple[Arrival | None, str]:
         try:
-            body: Any = json.loads(request.body)
             obj = body["object"]
             labels = obj.get("labels") or {}
             rule = str(body.get("rule", "?"))
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (KeyError, TypeError, AttributeError):
             return None, "unparsed"
         if labels.get(CHURN_LABEL) != "1" or SEQ_LABEL not in labels:
             return None, rule
         pod = self._pod_index.get(f"{obj.get('namespace')}/{obj.get('name')}")
         if pod is None:
             return None, rule
-        return (pod, int(labels[SEQ_LABEL]), request.arrived_at), rule
+        return (pod, int(labels[SEQ_LABEL]), arrived_at), rule
+
+    def _keep_kubewatch(self, meta: dict[str, Any], arrived_at: float) -> None:
+        kind, reason = meta.get("kind"), meta.get("reason")
+        pod = self._pod_index.get(f"{meta.get('namespace')}/{meta.get('name')}")
+        with self._lock:
+            if kind == "Pod" and reason == "Updated" and pod is not None:
+                self._mentions.append((pod, arrived_at))
+            else:
+                self._others[f"{KUBEWATCH} {kind} {reason}"] += 1

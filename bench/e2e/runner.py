@@ -1,5 +1,9 @@
-"""``python -m bench.e2e [--quick]``: the whole run, start to report, everything stopped at the end.
+"""``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR]``: the whole run, start to
+report, everything stopped at the end.
 
+0. kubewatch, if its source or binary is given (``kubewatch.resolve``):
+   built, or found in the cache, before anything is timed; else skipped,
+   and the run says so.
 1. etcd, kube-apiserver, controller-manager, scheduler and kwok (with
    fake nodes) on 127.0.0.1 (``tests.controlplane.ControlPlane``).
 2. The fleet (``fleet``): 12,000 objects in the full run, created from
@@ -7,7 +11,7 @@
 3. The receiver, and the churn's worker processes.
 4. A probe: the churn flat out with no subject running, i.e. what this
    control plane can write on this machine.
-5. kube-notifier and the baseline taking turns, a fresh process per
+5. kube-notifier, kubewatch and the baseline taking turns, a fresh process per
    trial (``measuring``): ready time, latency steps, sustain search, CPU,
    peak RSS.
 6. The report: a table on stdout, JSON in bench/results/e2e.json.
@@ -26,14 +30,14 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from bench.e2e import fleet, report
+from bench.e2e import fleet, kubewatch, report
 from bench.e2e.api import ApiConnection, Endpoint
 from bench.e2e.churn import Churn
 from bench.e2e.cpu import CpuMeter
 from bench.e2e.measuring import SubjectResult, SubjectRun, compare, say
 from bench.e2e.receiver import Receiver
-from bench.e2e.settings import FULL, QUICK, Settings
-from bench.e2e.subjects import Baseline, KubeNotifier
+from bench.e2e.settings import FULL, QUICK, SMOKE, Settings
+from bench.e2e.subjects import Baseline, KubeNotifier, Subject
 from bench.e2e.trials import Trials
 from tests.controlplane.cluster import ControlPlane
 
@@ -69,7 +73,19 @@ def control_plane_pids(plane: ControlPlane) -> list[int]:
     return [p.pid for p in processes if p is not None and p.pid is not None]
 
 
-def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, SubjectResult]]:
+def subjects(
+    work_dir: Path, kubeconfig: Path, webhook: str, found: kubewatch.Found
+) -> list[Subject]:
+    """kube-notifier, kubewatch (when there is a binary) and the baseline, in turn order."""
+    peers: list[Subject] = [KubeNotifier(work_dir, kubeconfig, webhook)]
+    if found.binary is not None:
+        peers.append(kubewatch.Kubewatch(work_dir, kubeconfig, webhook, found.binary))
+    return [*peers, Baseline(work_dir, kubeconfig, webhook)]
+
+
+def run(
+    settings: Settings, work_dir: Path, found: kubewatch.Found
+) -> tuple[dict[str, Any], dict[str, SubjectResult]]:
     """The report (JSON-able) and each subject's results."""
     started = time.monotonic()
     deadline = started + settings.budget_seconds
@@ -93,27 +109,56 @@ def run(settings: Settings, work_dir: Path) -> tuple[dict[str, Any], dict[str, S
         probe = trials.run(None, settings.probe_seconds, None)
         say(f"control plane flat out, no subject: {probe.score.write_rate:.0f} patches/s")
         runs = [
-            SubjectRun(kind(work_dir, plane.kubeconfig, receiver.url), settings)
-            for kind in (KubeNotifier, Baseline)
+            SubjectRun(subject, settings)
+            for subject in subjects(work_dir, plane.kubeconfig, receiver.url, found)
         ]
         for run_ in runs:
             stack.callback(run_.subject.stop)
         compare(runs, trials, settings, deadline)
         results = {run_.subject.name: run_.result for run_ in runs}
-        return report.build(settings, setup, probe, results, started), results
+        outcome = report.build(settings, setup, probe, results, started, notes=_notes(found))
+        return outcome, results
+
+
+def _notes(found: kubewatch.Found) -> dict[str, str]:
+    """Which kubewatch ran, or why none did: in the JSON and above the table."""
+    text = found.about if found.binary is not None else f"skipped ({found.skipped})"
+    return {kubewatch.Kubewatch.name: text}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        description="kube-notifier vs a tutorial-style baseline, "
+        description="kube-notifier vs kubewatch vs a tutorial-style baseline, "
         "end to end against a real control plane."
     )
-    parser.add_argument("--quick", action="store_true", help="a smaller run, under 5 minutes")
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="a smaller run, under 5 minutes")
+    size.add_argument(
+        "--smoke", action="store_true", help="a tiny run that proves the subjects run; no figures"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS, help="where to write the JSON")
+    parser.add_argument(
+        "--kubewatch-src",
+        metavar="DIR",
+        help=f"a git repository of kubewatch's source, to build (default ${kubewatch.SRC_ENV}; "
+        "without it or a binary, kubewatch is skipped)",
+    )
+    parser.add_argument(
+        "--kubewatch-tag",
+        metavar="TAG",
+        help=f"the tag to build (default ${kubewatch.TAG_ENV}, else the newest vX.Y.Z)",
+    )
+    parser.add_argument(
+        "--kubewatch-bin",
+        metavar="FILE",
+        help=f"a kubewatch binary to run instead of building one (default ${kubewatch.BIN_ENV})",
+    )
     args = parser.parse_args(argv)
-    settings = QUICK if args.quick else FULL
+    settings = SMOKE if args.smoke else QUICK if args.quick else FULL
+    found = kubewatch.resolve(args.kubewatch_bin, args.kubewatch_src, args.kubewatch_tag)
+    say(f"kubewatch: {_notes(found)['kubewatch']}")
     with tempfile.TemporaryDirectory(prefix="kn-bench-e2e-") as work:
-        outcome, results = run(settings, Path(work))
+        outcome, results = run(settings, Path(work), found)
     report.write(outcome, args.output)
     print()
     print(report.table(outcome, results))

@@ -20,6 +20,18 @@ webhook request naming a Pod and the ``seq`` label it saw.
 Changes the API server refused are counted as ``rejected`` and expected by
 nobody.
 
+A *mention* is a webhook request naming a churn Pod but no seq: kubewatch's
+payload (``eventmeta``: kind, namespace, name, reason "Updated") carries no
+labels. kubewatch posts once per watch event, in the order of its queue, so
+``match_mentions`` turns mentions into arrivals first in, first out: per
+Pod, each mention (in arrival order) tells the earliest accepted change of
+that Pod, sent before it arrived, that no earlier mention told. Those
+arrivals are then scored like the others; a mention with no such change
+left is not an arrival (the trial counts it, ``unmatched``). Two patches to
+one Pod that the API server accepts in the other order than they were sent
+(only when a Pod is patched faster than a write takes) swap their two
+latencies, nothing more.
+
 With the watch floor's arrivals (``watchfloor``): ``watch_latency`` is send
 -> a bare watcher (the control plane's part), ``added`` is that watcher's
 arrival -> the webhook's (the subject's part), and ``watch_missed`` counts
@@ -29,7 +41,7 @@ accepted changes the watcher never saw.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -39,6 +51,9 @@ Send = tuple[int, int, float, float, int]
 
 Arrival = tuple[int, int, float]
 """(pod index, seq, arrived at)."""
+
+Mention = tuple[int, float]
+"""(pod index, arrived at): a notification naming a churn Pod but no seq (kubewatch's)."""
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -185,3 +200,21 @@ def all_told(sends: Iterable[Send], arrivals: Iterable[Arrival]) -> bool:
     return all(
         newest.get(pod, -1) >= seq for pod, seq, _s, _a, status in sends if 200 <= status < 300
     )
+
+
+def match_mentions(sends: Iterable[Send], mentions: Iterable[Mention]) -> tuple[list[Arrival], int]:
+    """Arrivals for ``mentions``, first in first out per Pod (see the module docstring),
+    and how many mentions matched no change."""
+    waiting: dict[int, deque[tuple[float, int]]] = defaultdict(deque)
+    for pod, seq, sent, _answered, status in sorted(sends, key=lambda s: s[2]):
+        if 200 <= status < 300:
+            waiting[pod].append((sent, seq))
+    arrivals: list[Arrival] = []
+    unmatched = 0
+    for pod, at in sorted(mentions, key=lambda m: m[1]):
+        queue = waiting.get(pod)
+        if queue and queue[0][0] <= at:
+            arrivals.append((pod, queue.popleft()[1], at))
+        else:
+            unmatched += 1
+    return arrivals, unmatched

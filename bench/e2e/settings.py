@@ -1,14 +1,17 @@
-"""The two run sizes: ``--quick`` (about 3 minutes) and the full run (11-15, at most 25).
+"""The run sizes: ``--smoke`` (a minute of trials), ``--quick`` (about 3 minutes) and the full run
+(11-15 minutes, at most 25).
 
 The full run is the one the issue's targets are about: 10,000 Pods, 1,000
 Deployments and 1,000 Services cached, latency steps of 30 s, sustain
 trials of 60 s. The quick run keeps the shape with a tenth of the objects
-and shorter trials; its figures are a smoke test, not the result.
+and shorter trials; its figures are a smoke test, not the result. The smoke run
+proves every subject starts, is told the churn and is reported: a small
+fleet, one 5 s step at 200/s, no sustain search; its figures mean nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bench.e2e.background import BackgroundPlan
 from bench.e2e.fleet import FleetSize
@@ -66,5 +69,20 @@ QUICK = Settings(
     budget_seconds=4.5 * 60.0,
     background=BackgroundPlan(
         pods_per_second=2.0, rollouts_per_second=1.0, deployments_per_second=0.25
+    ),
+)
+
+SMOKE = replace(  # what differs from the quick run
+    QUICK,
+    mode="smoke",
+    size=FleetSize(pods=400, deployments=20, services=20, churn_pods=200),
+    step_rates=(200.0,),
+    step_seconds=5.0,
+    sustain_ladder=(),
+    max_sustain_trials=0,
+    probe_seconds=3.0,
+    budget_seconds=3 * 60.0,
+    background=BackgroundPlan(
+        pods_per_second=1.0, rollouts_per_second=1.0, deployments_per_second=0.25, rolled=10
     ),
 )

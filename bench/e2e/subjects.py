@@ -1,4 +1,5 @@
-"""The two programs measured, each its own process: kube-notifier and the baseline.
+"""The programs measured, each its own process: kube-notifier and the baseline here, kubewatch
+in ``bench.e2e.kubewatch`` (on the same ``Subject``).
 
 ``start()`` launches the process; ``wait_ready()`` returns the seconds from
 launch to ready: for kube-notifier the first 200 from ``/readyz`` (every

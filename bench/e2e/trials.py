@@ -6,6 +6,12 @@ until every accepted change has been told, or no churn notification came
 for ``quiet`` seconds, or ``drain_cap`` passed: whatever has not arrived
 by then is lost.
 
+kubewatch's notifications name a Pod but no seq: they are matched to the
+trial's changes (``scoring.match_mentions``); the receiver drops what came
+before the trial, and each trial runs a fresh process, so none is an
+earlier trial's. Mentions that match no change are counted in
+``other_notifications``.
+
 CPU (``cpu.CpuShares``) is accounted from the start of the churn to the
 end of the drain; the subject's share per 1,000 accepted changes is the
 figure the targets are about.
@@ -22,12 +28,13 @@ from bench.e2e.api import Endpoint
 from bench.e2e.background import Background, BackgroundCounts
 from bench.e2e.churn import Churn, ChurnPlan, trial_of
 from bench.e2e.cpu import CpuMeter, CpuShares
-from bench.e2e.receiver import Receiver
-from bench.e2e.scoring import Arrival, Score, Send, all_told, score
+from bench.e2e.receiver import Received, Receiver
+from bench.e2e.scoring import Arrival, Score, Send, all_told, match_mentions, score
 from bench.e2e.settings import Settings
 from bench.e2e.subjects import Subject
 
 POLL = 0.5
+UNMATCHED = "kubewatch: update of a churn Pod matching no change"
 
 
 @dataclass(frozen=True)
@@ -108,8 +115,9 @@ class Trials:
             sends, watched = self.churn.run(plan)
         drain = self._drain(sends, trial) if subject else None
         cpu = self.meter.since(before, subject)
-        arrivals, others = self.receiver.take()
-        mine = [a for a in arrivals if trial_of(a[1]) == trial]
+        received = self.receiver.take()
+        mine, unmatched = _arrivals_of(received, sends, trial)
+        others = dict(received.others) | ({UNMATCHED: unmatched} if unmatched else {})
         return TrialResult(
             trial,
             rate,
@@ -118,7 +126,7 @@ class Trials:
             drain,
             cpu,
             counts,
-            dict(others),
+            others,
             os.getloadavg(),
             has_subject=subject is not None,
         )
@@ -127,7 +135,7 @@ class Trials:
         started = last_change = time.monotonic()
         seen = -1
         while True:
-            arrivals = self._arrivals_of(trial)
+            arrivals, _unmatched = _arrivals_of(self.receiver.peek(), sends, trial)
             now = time.monotonic()
             if all_told(sends, arrivals):
                 return Drain(now - started, "all told")
@@ -139,5 +147,9 @@ class Trials:
                 return Drain(now - started, "cap")
             time.sleep(POLL)
 
-    def _arrivals_of(self, trial: int) -> list[Arrival]:
-        return [a for a in self.receiver.peek() if trial_of(a[1]) == trial]
+
+def _arrivals_of(received: Received, sends: list[Send], trial: int) -> tuple[list[Arrival], int]:
+    """The trial's arrivals: those with a seq of this trial, and the mentions (kubewatch's)
+    matched to its changes; and how many mentions matched none."""
+    matched, unmatched = match_mentions(sends, received.mentions)
+    return [a for a in received.arrivals if trial_of(a[1]) == trial] + matched, unmatched

@@ -102,3 +102,33 @@ def test_no_rate_ratio_when_both_kept_up_with_all_the_control_plane_wrote(
     data = built(results)
     assert data["ratios"]["ours_over_baseline"]["highest_sustained_rate"] is None
     assert data["headline"]["baseline"]["kept_up_flat_out"] is True
+
+
+def test_kubewatch_is_a_second_peer_with_its_own_ratios_targets_and_column(
+    results: dict[str, SubjectResult],
+) -> None:
+    kubewatch = subject("kubewatch", cpu=0.4, rss_mib=60, ready=1.0, lost_flat_out=0)
+    with_kubewatch = {"kube-notifier": results["kube-notifier"], "kubewatch": kubewatch}
+    with_kubewatch["baseline"] = results["baseline"]
+    probe = trial(None, achieved=320)
+    notes = {"kubewatch": "v2.15.0 built from /src"}
+    data = report.build(FULL, SETUP, probe, with_kubewatch, time.monotonic(), notes=notes)
+    assert data["ratios"]["kubewatch_over_ours"]["cpu_per_1000_at_200"] == pytest.approx(0.8)
+    assert data["ratios"]["baseline_over_ours"]["cpu_per_1000_at_200"] == pytest.approx(10.0)
+    assert data["targets"]["CPU per 1,000 changes <= kubewatch's"] is False
+    assert data["targets"]["peak RSS <= kubewatch's"] is False
+    assert data["targets"]["p99 <= 1.2x kubewatch's, from the send"] is True
+    text = report.table(data, with_kubewatch)
+    assert "kubewatch: v2.15.0 built from /src" in text
+    header = next(line for line in text.splitlines() if "kubewatch/ours*" in line).split()
+    assert header == ["kube-notifier", "kubewatch", "baseline", "kubewatch/ours*", "baseline/ours*"]
+    cpu_row = next(line for line in text.splitlines() if line.startswith("CPU s / 1,000"))
+    assert cpu_row.split()[-2:] == ["0.8x", "10.0x"]
+
+
+def test_a_skipped_kubewatch_says_why_above_the_table(results: dict[str, SubjectResult]) -> None:
+    probe = trial(None, achieved=320)
+    notes = {"kubewatch": "skipped (no source: pass --kubewatch-src DIR)"}
+    data = report.build(FULL, SETUP, probe, results, time.monotonic(), notes=notes)
+    assert "kubewatch: skipped (no source: pass --kubewatch-src DIR)" in report.table(data, results)
+    assert "CPU per 1,000 changes <= kubewatch's" not in data["targets"]

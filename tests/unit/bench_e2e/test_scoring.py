@@ -6,7 +6,16 @@ import math
 
 import pytest
 
-from bench.e2e.scoring import Arrival, Latency, Send, all_told, percentile, score
+from bench.e2e.scoring import (
+    Arrival,
+    Latency,
+    Mention,
+    Send,
+    all_told,
+    match_mentions,
+    percentile,
+    score,
+)
 
 
 def send(pod: int, seq: int, sent: float, answered: float | None = None, status: int = 200) -> Send:
@@ -93,3 +102,28 @@ def test_without_a_watch_floor_nothing_is_missed_or_split() -> None:
     result = score([send(0, 1, 10.0)], [(0, 1, 10.1)], seconds=1.0)
     assert (result.watch_latency.count, result.added.count, result.watch_missed) == (0, 0, 0)
     assert score([send(0, 1, 10.0)], [], seconds=1.0, watched=[]).watch_missed == 1
+
+
+def test_kubewatch_mentions_tell_a_pods_changes_first_in_first_out() -> None:
+    sends = [send(0, 1, 1.0), send(0, 2, 2.0), send(1, 1, 1.5), send(1, 2, 1.6, status=409)]
+    mentions: list[Mention] = [(0, 2.2), (1, 1.7), (0, 1.1)]
+    arrivals, unmatched = match_mentions(sends, mentions)
+    assert sorted(arrivals) == [(0, 1, 1.1), (0, 2, 2.2), (1, 1, 1.7)]
+    assert unmatched == 0
+    assert score(sends, arrivals, seconds=1.0).told_exactly == 3
+
+
+def test_a_kubewatch_backlog_shows_as_latency_never_as_coalesced() -> None:
+    sends = [send(0, 1, 1.0), send(0, 2, 2.0), send(0, 3, 3.0)]
+    arrivals, _ = match_mentions(sends, [(0, 3.1), (0, 3.2), (0, 3.3)])
+    result = score(sends, arrivals, seconds=3.0)
+    assert (result.told_exactly, result.coalesced, result.lost) == (3, 0, 0)
+    assert result.latency.max == pytest.approx(2100.0)
+
+
+def test_a_mention_before_any_change_or_beyond_the_changes_matches_nothing() -> None:
+    sends = [send(0, 1, 5.0)]
+    arrivals, unmatched = match_mentions(sends, [(0, 4.0), (0, 5.1), (0, 5.2), (7, 6.0)])
+    assert arrivals == [(0, 1, 5.1)]
+    assert unmatched == 3
+    assert score([*sends, send(0, 2, 6.0)], arrivals, seconds=1.0).lost == 1
