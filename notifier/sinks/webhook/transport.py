@@ -32,7 +32,7 @@ import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from notifier.sinks.proxies import proxy_for
+from notifier.sinks.proxies import proxy_auth, proxy_for
 from notifier.supervision import supervised
 
 MAX_BODY_BYTES = 64 * 1024  # of a receiver's answer: we only need its status and Retry-After
@@ -224,7 +224,7 @@ class Transport:
         self.proxy = proxy_for(self._endpoint.url, proxy)
         options: dict[str, Any] = {"maxsize": max_idle, "block": False, "ssl_context": tls}
         self._pool: urllib3.PoolManager = (
-            urllib3.ProxyManager(self.proxy, **options)
+            _proxy_manager(self.proxy, options)
             if self.proxy is not None
             else urllib3.PoolManager(**options)
         )
@@ -268,6 +268,11 @@ class Transport:
 
     def close(self) -> None:
         self._pool.clear()
+
+
+def _proxy_manager(proxy: str, options: dict[str, Any]) -> urllib3.ProxyManager:
+    url, headers = proxy_auth(proxy)  # user:password@ in the URL: a header, as curl does
+    return urllib3.ProxyManager(url, proxy_headers=headers, **options)
 
 
 def _check_headers(headers: dict[str, str]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from notifier.sinks.proxies import bypassed, proxy_auth
 from notifier.sinks.slack.posting import ApiPoster
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.http_proxy import HttpProxy
@@ -117,3 +118,28 @@ def test_slack_follows_the_same_proxy_rules(
         poster.post("hello", [], None)
         assert [m.text for m in slack.messages()] == ["hello"]
     assert bool(proxy.seen) is not bypass
+
+
+@pytest.mark.parametrize(
+    ("host", "entries", "bypass"),
+    [
+        ("10.1.2.3", ["10.0.0.0/8"], True),
+        ("10.1.2.3", ["192.168.0.0/16"], False),
+        ("api.example.com", ["example.com"], True),
+        ("api.example.com", [".example.com"], True),
+        ("example.org", ["example.com"], False),
+        ("anything", ["*"], True),
+        ("127.0.0.1", ["127.0.0.1"], True),
+    ],
+)
+def test_no_proxy_names_hosts_domains_addresses_and_networks(
+    host: str, entries: list[str], bypass: bool
+) -> None:
+    assert bypassed(host, entries) is bypass
+
+
+def test_proxy_credentials_go_in_a_header_not_the_url() -> None:
+    url, headers = proxy_auth("http://user:p%40ss@proxy.example:3128")
+    assert url == "http://proxy.example:3128"
+    assert headers == {"Proxy-Authorization": "Basic dXNlcjpwQHNz"}  # user:p@ss
+    assert proxy_auth("http://proxy.example:3128") == ("http://proxy.example:3128", {})
