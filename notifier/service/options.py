@@ -58,9 +58,9 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     )
     run.add_argument(
         "--kubeconfig",
-        default=os.environ.get("KUBECONFIG"),
-        help="kubeconfig file; default ~/.kube/config, or the in-cluster "
-        "service account inside a pod [KUBECONFIG]",
+        default=None,
+        help="kubeconfig file, or a list merged as kubectl merges $KUBECONFIG; default "
+        "$KUBECONFIG, else ~/.kube/config, else the in-cluster service account inside a pod",
     )
     run.add_argument(
         "--context",

@@ -7,7 +7,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+import yaml
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
@@ -26,10 +28,13 @@ from tests.controlplane.cluster import ControlPlane
 
 def cluster_access(plane: ControlPlane, port: int | None = None) -> ClusterAccess:
     """The plane's admin credentials; ``port``: reach it through a proxy on that port."""
-    access = load_access(str(plane.kubeconfig))
-    if port is not None:
-        access = replace(access, server=f"https://127.0.0.1:{port}")
-    return access
+    if port is None:
+        return load_access(str(plane.kubeconfig))
+    config = yaml.safe_load(plane.kubeconfig.read_text())
+    config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{port}"
+    path = plane.run_dir / f"kubeconfig-via-{port}"
+    path.write_text(yaml.safe_dump(config))
+    return load_access(str(path))
 
 
 @dataclass
