@@ -115,8 +115,7 @@ def test_a_kubeconfig_list_in_kubeconfig_env_is_merged_by_run(
 ) -> None:
     config = admin_config(control_plane)
     clusters = write(tmp_path / "clusters", {**config, "users": []})
-    users = write(tmp_path / "users", {"apiVersion": "v1", "kind": "Config", **{
-        "users": config["users"], "current-context": "elsewhere"}})  # fmt: skip
+    users = write(tmp_path / "users", {"users": config["users"], "current-context": "elsewhere"})
     monkeypatch.setenv("KUBECONFIG", f"{clusters}:{tmp_path / 'absent'}:{users}")
 
     opts = options_from(build_parser().parse_args(["run"]))  # what `kube-notifier run` loads

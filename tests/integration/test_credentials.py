@@ -75,8 +75,8 @@ def test_a_token_file_is_read_again_after_a_401(
     control_plane: ControlPlane, viewer_token: str, tmp_path: Path
 ) -> None:
     (tmp_path / "token").write_text("not-a-valid-token")
-    client = RawClient(load_access(str(kubeconfig(control_plane, tmp_path / "config", {
-        "tokenFile": "token"}))))  # fmt: skip
+    path = kubeconfig(control_plane, tmp_path / "config", {"tokenFile": "token"})
+    client = RawClient(load_access(str(path)))
     with pytest.raises(ApiError) as raised:
         client.get("/api/v1/pods", {"limit": "1"})
     assert raised.value.status == 401
