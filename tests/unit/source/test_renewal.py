@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from notifier.source.credentials import ClusterAccess, load_access
+from notifier.source.credentials import ClusterAccess, in_cluster_access, load_access
 from tests.controlplane.certs import Pki, client_cert, make_pki
 
 API_VERSION = "client.authentication.k8s.io/v1"
@@ -79,6 +79,21 @@ def test_a_token_file_is_read_again_each_minute(tmp_path: Path) -> None:
     assert token(access) == "Bearer first"
     clock.now += 2
     assert token(access) == "Bearer second"
+
+
+def test_the_service_account_token_is_read_again_each_minute(tmp_path: Path) -> None:
+    pki = make_pki(tmp_path / "pki")
+    (tmp_path / "ca.crt").write_bytes(pki.ca_cert.read_bytes())
+    (tmp_path / "token").write_text("first")
+    env = {"KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+    clock = Clock()
+    access = in_cluster_access(env, tmp_path, clock)
+    (tmp_path / "token").write_text("second")  # the kubelet rotated it
+
+    clock.now += 59
+    assert token(access) == "bearer first"
+    clock.now += 2
+    assert token(access) == "bearer second"
 
 
 def test_a_token_file_gone_mid_rotation_keeps_the_last_token(tmp_path: Path) -> None:
