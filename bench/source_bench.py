@@ -37,7 +37,6 @@ import json
 import os
 import platform
 import queue
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -55,9 +54,8 @@ from kubernetes import client, watch
 from bench.podgen import recorded_stream
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue import RateLimitingQueue
-from notifier.source.auth import NoAuth
 from notifier.source.client import RawClient
-from notifier.source.credentials import ClusterAccess
+from notifier.source.credentials import ClusterAccess, load_access
 from notifier.source.interning import freeze_heap
 from notifier.source.reflector import Reflector
 from notifier.source.resources import RESOURCES
@@ -146,12 +144,22 @@ class ReplayClient(RawClient):
         return iter(self.lines)
 
 
+def offline_access() -> ClusterAccess:
+    """A client for a server that is never asked (the replay answers every watch)."""
+    with tempfile.TemporaryDirectory(prefix="source-bench-") as scratch:
+        path = Path(scratch, "kubeconfig")
+        cluster = {"name": "c", "cluster": {"server": "https://127.0.0.1:1"}}
+        context = {"name": "x", "context": {"cluster": "c"}}
+        config = {"clusters": [cluster], "contexts": [context], "current-context": "x"}
+        path.write_text(json.dumps(config))
+        return load_access(str(path))
+
+
 class OurPipeline:
     """Reflector, store, intake and workqueue as the service wires them."""
 
     def __init__(self) -> None:
-        offline = ClusterAccess("https://127.0.0.1:1", ssl.create_default_context(), NoAuth())
-        self.client = ReplayClient(offline)
+        self.client = ReplayClient(offline_access())
         self.store = Store(Kind.POD)
         self.queue = RateLimitingQueue[WorkKey]("bench-source")
         self.intake = Intake(self.queue, Known())

@@ -1,4 +1,4 @@
-"""Authenticate as kubectl does, and check up front that we may list what we watch."""
+"""Load credentials as kubectl does, and check up front that we may list what we watch."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from collections.abc import Sequence
 import urllib3.exceptions
 
 from notifier.objects import Kind
-from notifier.source.auth import AuthError
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
 from notifier.source.namespaces import PATH as NAMESPACES_PATH
@@ -66,8 +65,6 @@ def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: 
     """True if listing worked (or failed other than by refusal); False if unreachable."""
     try:
         client.get(path, {"limit": "1"})
-    except AuthError as err:
-        raise KubeAccessError(f"cannot authenticate to the API server: {err}") from err
     except (urllib3.exceptions.HTTPError, OSError) as err:
         log.warning("API server not reachable yet (%s); the informers will retry", err)
         return False

@@ -60,8 +60,8 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
     run.add_argument(
         "--kubeconfig",
         default=None,
-        help="kubeconfig file; unset: the files in $KUBECONFIG (a colon-separated list, "
-        "merged), else ~/.kube/config, else the in-cluster service account inside a pod",
+        help="kubeconfig file, or a list merged as kubectl merges $KUBECONFIG; default "
+        "$KUBECONFIG, else ~/.kube/config, else the in-cluster service account inside a pod",
     )
     run.add_argument(
         "--context",

@@ -1,23 +1,22 @@
-"""Raw list, watch and write requests to the API server, with our own small HTTP layer.
+"""Raw list, watch and write requests through the ``kubernetes`` package's REST client.
 
 We read the JSON bodies ourselves (one msgspec decode per watch event, no
-model classes) and authenticate as ``credentials`` found out: a TLS context
-that trusts the cluster's CA and may hold a client certificate, plus an
-``Authorization`` header from ``auth``. Requests go through one urllib3
-pool shared by every ``sibling``; a 401 makes ``auth`` forget cached
-credentials, so an expired exec-plugin token is renewed on the next try.
+model classes): every request goes through the package's ``ApiClient``
+(its TLS, proxies and authentication, see ``credentials``) and comes back
+as the unread urllib3 response. Every ``sibling`` shares that client and
+its connection pool. A 401 makes ``renewal`` load the credentials again
+before the next request, so an expired exec-plugin token is renewed.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import urlencode
 
 import urllib3
+from kubernetes.client.exceptions import ApiException
 
 from notifier.source.credentials import ClusterAccess
 from notifier.source.resources import STATUS_DECODER
@@ -25,7 +24,6 @@ from notifier.source.resources import STATUS_DECODER
 CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
 CHUNK = 64 * 1024
-POOL_SIZE = 16  # a watch holds a connection for minutes: one per informer, lease, reloader
 UNAUTHORIZED = 401
 
 
@@ -56,28 +54,17 @@ def _api_error(status: Any, reason: Any, body: Any, headers: Any) -> ApiError:
     return ApiError(int(status or 0), str(reason or ""), message, _retry_after(headers))
 
 
-def _pool_for(access: ClusterAccess) -> urllib3.PoolManager:
-    return urllib3.PoolManager(
-        maxsize=POOL_SIZE,
-        block=False,
-        retries=False,
-        ssl_context=access.tls,
-        server_hostname=access.server_hostname,
-    )
-
-
 class RawClient:
     """GET with query parameters, returning bytes or a stream of lines."""
 
-    def __init__(self, access: ClusterAccess, pool: urllib3.PoolManager | None = None) -> None:
+    def __init__(self, access: ClusterAccess) -> None:
         self._access = access
-        self._pool = pool or _pool_for(access)
         self._lock = threading.Lock()
         self._open: set[urllib3.BaseHTTPResponse] = set()
 
     def sibling(self) -> RawClient:
         """Another client on the same connection pool, tracking its own open streams."""
-        return RawClient(self._access, self._pool)
+        return RawClient(self._access)
 
     def _request(
         self,
@@ -87,29 +74,45 @@ class RawClient:
         *,
         method: str = "GET",
         body: dict[str, Any] | None = None,
-        stream: bool = False,
     ) -> urllib3.BaseHTTPResponse:
-        headers = {"Accept": "application/json", **self._access.auth.headers()}
-        encoded = None
-        if body is not None:
-            headers["Content-Type"] = "application/json"
-            encoded = json.dumps(body).encode()
-        url = self._access.server + path + (f"?{urlencode(query)}" if query else "")
-        response = self._pool.request(
-            method,
-            url,
-            body=encoded,
-            headers=headers,
-            timeout=urllib3.Timeout(connect=CONNECT_TIMEOUT, read=read_timeout),
-            preload_content=not stream,
-            redirect=False,
-        )
+        response = self._call(method, path, query, body, read_timeout)
         if not 200 <= response.status < 300:
             data = response.data
             response.release_conn()
             if response.status == UNAUTHORIZED:
-                self._access.auth.invalidate()
+                self._access.renewal.refused()
             raise _api_error(response.status, response.reason, data, response.headers)
+        return response
+
+    def _call(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, str],
+        body: dict[str, Any] | None,
+        read_timeout: float,
+    ) -> urllib3.BaseHTTPResponse:
+        """The package's REST client: its TLS, proxy and credentials; the body left unread."""
+        api = self._access.api
+        self._access.renewal.renew_if_due(api)
+        headers = {"Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        method, url, serialized, content, _ = api.param_serialize(
+            method, path, query_params=list(query.items()), header_params=headers, body=body,
+            auth_settings=["BearerToken"],
+        )  # fmt: skip
+        # Several Impersonate-Group headers need a multi-valued dict (the serializer makes one).
+        sent = urllib3.HTTPHeaderDict(serialized)
+        for name, value in self._access.impersonation:
+            sent.add(name, value)
+        try:
+            answer = api.call_api(
+                method, url, sent, content, _request_timeout=(CONNECT_TIMEOUT, read_timeout)
+            )
+        except ApiException as err:  # how the REST client reports a TLS failure
+            raise urllib3.exceptions.SSLError(err.reason) from err
+        response: urllib3.BaseHTTPResponse = answer.response
         return response
 
     def get(self, path: str, query: dict[str, str]) -> bytes:
@@ -142,7 +145,7 @@ class RawClient:
         ``read_timeout`` is the inactivity watchdog: when no byte (no event,
         no bookmark) arrives for that long, urllib3 raises ReadTimeoutError.
         """
-        response = self._request(path, query, read_timeout, stream=True)
+        response = self._request(path, query, read_timeout)
         on_open()
         with self._lock:
             self._open.add(response)

@@ -1,42 +1,56 @@
-"""Where the API server is and how to trust and authenticate to it, as kubectl finds out.
+"""Where the API server is and who we are to it, loaded by the ``kubernetes`` package.
 
-``load_access`` reads ``--kubeconfig``, else ``$KUBECONFIG`` (a list of
-files, merged as kubectl merges them: the first file to name a cluster,
-user, context or current-context wins), else ``~/.kube/config``, else, in a
-Pod, the service account (``in_cluster_access``). What a kubeconfig user
-may hold: client certificates (files or data), ``token``, ``tokenFile``,
-``username``/``password`` and ``exec`` plugins. The deprecated
-``auth-provider`` entries are refused with a clear error: the providers
-themselves replaced them with exec plugins.
+``load_access`` reads ``--kubeconfig`` (a file, or a list as in
+``$KUBECONFIG``), else ``$KUBECONFIG`` (files merged: the first to name a
+cluster, user or context wins; missing files are skipped), else
+``~/.kube/config``, else, in a Pod, the service account.
+``kubernetes.config`` reads every field it supports: client certificates,
+``token``/``tokenFile``, basic auth, exec plugins (tokens or client
+certificates), the ``oidc`` auth-provider, ``proxy-url``,
+``tls-server-name`` and ``insecure-skip-tls-verify``; its REST client
+honours ``HTTPS_PROXY``/``NO_PROXY``. ``renewal`` keeps the credentials fresh.
 
-Every problem is a ``CredentialsError`` naming the file and the entry.
-Relative paths in a kubeconfig are relative to that file, as in kubectl.
+Where the package differs from kubectl, a few lines here follow kubectl:
+- the first file of a list to set ``current-context`` wins (the package takes the last);
+- impersonation (``as``, ``as-uid``, ``as-groups``, ``as-user-extra``) becomes
+  the ``Impersonate-*`` headers of every request (the package ignores it);
+- a ``proxy-url`` is used for the cluster whatever ``NO_PROXY`` says;
+- the ``gcp`` and ``azure`` auth-providers, removed from kubectl in 1.26, are
+  refused with what to use instead (the package would need google-auth, or
+  silently send no credentials);
+- an exec plugin that yields nothing at start is an error naming it, with
+  its ``installHint`` (the package only logs its failure).
+
+Every problem is a ``CredentialsError`` naming the file(s) and what is wrong.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import os
 import ssl
-import tempfile
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import yaml
+from kubernetes.client import ApiClient, Configuration
+from kubernetes.config import ConfigException
+from kubernetes.config.incluster_config import InClusterConfigLoader
+from kubernetes.config.kube_config import KubeConfigLoader, KubeConfigMerger
 
-from notifier.source.auth import (
-    Auth,
-    BasicAuth,
-    BearerToken,
-    ExecPlugin,
-    NoAuth,
-    TokenFile,
-)
+from notifier.source.renewal import Loader, Renewal
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+POOL_SIZE = 16  # a watch holds a connection for minutes: one per informer, lease, reloader
+USER_AGENT = "kube-notifier"
+REMOVED_PROVIDERS = {
+    "gcp": "gke-gcloud-auth-plugin",
+    "azure": "kubelogin (https://azure.github.io/kubelogin/)",
+}
+Headers = tuple[tuple[str, str], ...]
 
 
 class CredentialsError(Exception):
@@ -45,239 +59,180 @@ class CredentialsError(Exception):
 
 @dataclass(frozen=True)
 class ClusterAccess:
-    server: str  # https://host:port, no trailing slash
-    tls: ssl.SSLContext
-    auth: Auth
-    server_hostname: str | None = None  # tls-server-name: the name the certificate is checked for
+    """The package's API client for the cluster, how it stays fresh, and our extra headers."""
+
+    api: ApiClient
+    renewal: Renewal
+    impersonation: Headers = ()
+
+    @property
+    def server(self) -> str:
+        return str(self.api.configuration.host)
 
 
-def load_access(kubeconfig: str | None = None, context: str | None = None) -> ClusterAccess:
-    files = _kubeconfig_files(kubeconfig)
-    if files is None:
-        return in_cluster_access()
-    return _Kubeconfig(files).access(context)
+def load_access(
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    *,
+    env: Mapping[str, str] = os.environ,
+    account_dir: Path = SERVICE_ACCOUNT_DIR,
+    clock: Callable[[], float] = time.monotonic,
+) -> ClusterAccess:
+    paths = _kubeconfig_paths(kubeconfig, env)
+    if paths is None:
+        return in_cluster_access(env, account_dir, clock)
+    where = "kubeconfig " + ", ".join(paths)
+    try:
+        return _kubeconfig_access(paths, context, where, clock)
+    except ConfigException as err:
+        raise CredentialsError(f"{where}: {err}") from None
+    except yaml.YAMLError as err:
+        raise CredentialsError(f"{where} is not valid YAML: {err}") from None
+    except OSError as err:
+        raise CredentialsError(f"{where}: cannot read {err.filename}: {err.strerror}") from None
 
 
 def in_cluster_access(
-    env: Mapping[str, str] = os.environ, account_dir: Path = SERVICE_ACCOUNT_DIR
+    env: Mapping[str, str] = os.environ,
+    account_dir: Path = SERVICE_ACCOUNT_DIR,
+    clock: Callable[[], float] = time.monotonic,
 ) -> ClusterAccess:
-    host, port = env.get("KUBERNETES_SERVICE_HOST"), env.get("KUBERNETES_SERVICE_PORT")
-    if not host or not port:
+    if not env.get("KUBERNETES_SERVICE_HOST") or not env.get("KUBERNETES_SERVICE_PORT"):
         raise CredentialsError(
             "no kubeconfig found and not in a Pod (KUBERNETES_SERVICE_HOST/PORT are unset): "
             "pass --kubeconfig"
         )
-    ca_file = account_dir / "ca.crt"
-    if not ca_file.is_file():
-        raise CredentialsError(f"in a Pod, but the service account CA {ca_file} is missing")
-    host = f"[{host}]" if ":" in host else host
-    return ClusterAccess(
-        server=f"https://{host}:{port}",
-        tls=_tls(ca_file=str(ca_file), ca_data=None, insecure=False, where="in-cluster"),
-        auth=TokenFile(account_dir / "token"),
-    )
+    token, ca = account_dir / "token", account_dir / "ca.crt"
+    loader = InClusterConfigLoader(str(token), str(ca), try_refresh_token=False, environ=env)  # type: ignore[no-untyped-call]
+    try:
+        return _access(_renewal(loader, token_file=True, clock=clock))
+    except (ConfigException, OSError) as err:
+        raise CredentialsError(f"in a Pod, but {account_dir}: {err}") from None
 
 
-def _kubeconfig_files(explicit: str | None) -> list[Path] | None:
-    if explicit:
-        return [Path(explicit)]
-    listed = [Path(p) for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p]
+def _kubeconfig_paths(explicit: str | None, env: Mapping[str, str]) -> list[str] | None:
+    """The kubeconfig files to merge, or None for the in-cluster service account."""
+    listed = explicit or env.get("KUBECONFIG", "")
     if listed:
-        present = [path for path in listed if path.exists()]
+        paths = [os.path.expanduser(path) for path in listed.split(os.pathsep) if path]
+        present = [path for path in paths if os.path.exists(path)]
         if not present:
-            raise CredentialsError(f"none of the files in $KUBECONFIG exist: {listed}")
+            raise CredentialsError(f"no kubeconfig: none of {', '.join(paths)} exists")
         return present
     default = Path.home() / ".kube" / "config"
-    if default.exists() or "KUBERNETES_SERVICE_HOST" not in os.environ:
-        return [default]
-    return None
-
-
-@dataclass
-class _Entry:
-    """A named cluster, user or context, and the file it came from (for relative paths)."""
-
-    body: dict[str, Any]
-    source: Path
-
-
-class _Kubeconfig:
-    def __init__(self, files: list[Path]) -> None:
-        self._files = files
-        self._named: dict[str, dict[str, _Entry]] = {"clusters": {}, "users": {}, "contexts": {}}
-        self._current = ""
-        for path in files:
-            self._merge(path, _read_yaml(path))
-
-    @property
-    def _where(self) -> str:
-        return "kubeconfig " + ", ".join(str(path) for path in self._files)
-
-    def access(self, context_name: str | None) -> ClusterAccess:
-        name = context_name or self._current
-        if not name:
-            raise CredentialsError(f"{self._where}: no current-context and no --context given")
-        context = self._lookup("contexts", name).body
-        cluster = self._lookup("clusters", str(context.get("cluster", "")))
-        user_name = context.get("user")
-        user = self._lookup("users", str(user_name)) if user_name else _Entry({}, cluster.source)
-        return self._build(cluster, user, name)
-
-    def _merge(self, path: Path, data: Any) -> None:
-        if data is None:
-            return
-        if not isinstance(data, dict):
-            raise CredentialsError(f"kubeconfig {path}: not a mapping")
-        self._current = self._current or str(data.get("current-context") or "")
-        for section, entries in self._named.items():
-            for item in data.get(section) or []:
-                if not isinstance(item, dict) or "name" not in item:
-                    raise CredentialsError(f"kubeconfig {path}: an entry of {section} has no name")
-                body = item.get(section.removesuffix("s")) or {}
-                if not isinstance(body, dict):
-                    raise CredentialsError(f"kubeconfig {path}: {section} {item['name']!r}")
-                entries.setdefault(str(item["name"]), _Entry(body, path))
-
-    def _lookup(self, section: str, name: str) -> _Entry:
-        entries = self._named[section]
-        if name not in entries:
-            known = ", ".join(sorted(entries)) or "none"
-            kind = section.removesuffix("s")
-            raise CredentialsError(f"{self._where}: no {kind} {name!r} (defined: {known})")
-        return entries[name]
-
-    def _build(self, cluster: _Entry, user: _Entry, context: str) -> ClusterAccess:
-        where = f"{cluster.source}: context {context!r}"
-        server = str(cluster.body.get("server", "")).rstrip("/")
-        if not server.startswith(("https://", "http://")):
-            raise CredentialsError(f"{where}: the cluster has no http(s) server URL")
-        if cluster.body.get("proxy-url"):
-            raise CredentialsError(f"{where}: proxy-url is not supported")
-        tls = _tls(
-            ca_file=_path(cluster, "certificate-authority"),
-            ca_data=_data(cluster, "certificate-authority-data", where),
-            insecure=bool(cluster.body.get("insecure-skip-tls-verify")),
-            where=where,
-        )
-        _load_client_certificate(tls, user, where)
-        hostname = cluster.body.get("tls-server-name")
-        return ClusterAccess(server, tls, _auth(user, where), str(hostname) if hostname else None)
-
-
-def _auth(user: _Entry, where: str) -> Auth:
-    body = user.body
-    if body.get("auth-provider"):
-        provider = body["auth-provider"].get("name", "?")
-        raise CredentialsError(
-            f"{where}: auth-provider {provider!r} is not supported; use the provider's "
-            "exec credential plugin (kubectl has required one since 1.26)"
-        )
-    if body.get("exec"):
-        return _exec_plugin(body["exec"], user.source, where)
-    if body.get("token"):
-        return BearerToken(str(body["token"]))
-    if body.get("tokenFile"):
-        return TokenFile(_resolve(user.source, str(body["tokenFile"])))
-    if body.get("username"):
-        return BasicAuth(str(body["username"]), str(body.get("password", "")))
-    return NoAuth()
-
-
-def _exec_plugin(spec: Any, source: Path, where: str) -> ExecPlugin:
-    if not isinstance(spec, dict) or not spec.get("command"):
-        raise CredentialsError(f"{where}: exec has no command")
-    command = str(spec["command"])
-    if os.sep in command and not os.path.isabs(command):
-        command = str(_resolve(source, command))  # kubectl: relative to the kubeconfig
-    env = {str(e["name"]): str(e["value"]) for e in spec.get("env") or []}
-    return ExecPlugin(
-        command,
-        [str(arg) for arg in spec.get("args") or []],
-        env,
-        str(spec.get("apiVersion", "client.authentication.k8s.io/v1")),
-        install_hint=str(spec.get("installHint", "")).strip(),
+    if default.exists():
+        return [str(default)]
+    if env.get("KUBERNETES_SERVICE_HOST"):
+        return None
+    raise CredentialsError(
+        f"no kubeconfig: {default} does not exist, $KUBECONFIG is unset and this is not a Pod: "
+        "pass --kubeconfig"
     )
 
 
-def _tls(
-    *, ca_file: str | None, ca_data: bytes | None, insecure: bool, where: str
-) -> ssl.SSLContext:
-    context = ssl.create_default_context()
-    if insecure:
-        context.check_hostname = False
-        context.verify_mode = ssl.CERT_NONE
-        return context
-    try:
-        if ca_file or ca_data:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # only the cluster's CA
-        if ca_file:
-            context.load_verify_locations(cafile=ca_file)
-        if ca_data:
-            context.load_verify_locations(cadata=ca_data.decode("ascii", errors="replace"))
-    except (OSError, ssl.SSLError) as err:
-        raise CredentialsError(f"{where}: cannot load the certificate authority: {err}") from None
-    return context
+def _kubeconfig_access(
+    paths: list[str], context: str | None, where: str, clock: Callable[[], float]
+) -> ClusterAccess:
+    merger = KubeConfigMerger(os.pathsep.join(paths))  # type: ignore[no-untyped-call]
+    name = context or _first_current_context(merger)
+    if not name:
+        raise CredentialsError(f"{where}: no current-context and no --context given")
+    loader = KubeConfigLoader(  # type: ignore[no-untyped-call]
+        config_dict=merger.config, active_context=name, config_base_path=None
+    )
+    cluster = loader.current_context["context"]["cluster"]
+    user = _user(merger.config, loader.current_context["context"].get("user"))
+    _refuse_removed_providers(user, where)
+    renewal = _renewal(loader, token_file=bool(user.get("tokenFile")), clock=clock)
+    _check_exec_gave_credentials(user, renewal.configuration, where)
+    _check_tls(renewal.configuration, where)
+    if _cluster(merger.config, cluster).get("proxy-url"):
+        renewal.configuration.no_proxy = None  # kubectl: a proxy-url serves every request
+    return _access(renewal, _as(user))
 
 
-def _load_client_certificate(context: ssl.SSLContext, user: _Entry, where: str) -> None:
-    cert = _pem(user, "client-certificate", where)
-    key = _pem(user, "client-key", where)
-    if cert is None and key is None:
+def _renewal(loader: Loader, *, token_file: bool, clock: Callable[[], float]) -> Renewal:
+    configuration = Configuration()
+    configuration.retries = False  # the reflector and the callers retry, with backoff
+    configuration.connection_pool_maxsize = POOL_SIZE
+    configuration.keep_alive = True  # as client-go: an idle watch through a NAT or proxy lives
+    renewal = Renewal(loader, configuration, token_file=token_file, clock=clock)
+    renewal.load()
+    return renewal
+
+
+def _access(renewal: Renewal, impersonation: Headers = ()) -> ClusterAccess:
+    api = ApiClient(renewal.configuration)
+    api.user_agent = USER_AGENT
+    return ClusterAccess(api, renewal, impersonation)
+
+
+def _first_current_context(merger: KubeConfigMerger) -> str:
+    for path in merger.paths:
+        name = (merger.config_files.get(path) or {}).get("current-context")
+        if name:
+            return str(name)
+    return ""
+
+
+def _named(config: Any, section: str, name: str | None) -> dict[str, Any]:
+    node = config[section].get_with_name(name, safe=True) if name else None
+    value = node.value.get(section.removesuffix("s")) if node is not None else None
+    return value if isinstance(value, dict) else {}
+
+
+def _user(config: Any, name: str | None) -> dict[str, Any]:
+    return _named(config, "users", name)
+
+
+def _cluster(config: Any, name: str) -> dict[str, Any]:
+    return _named(config, "clusters", name)
+
+
+def _refuse_removed_providers(user: Mapping[str, Any], where: str) -> None:
+    provider = str((user.get("auth-provider") or {}).get("name", ""))
+    if provider in REMOVED_PROVIDERS:
+        raise CredentialsError(
+            f"{where}: the {provider!r} auth-provider was removed from kubectl in 1.26; "
+            f"use its exec credential plugin, {REMOVED_PROVIDERS[provider]}"
+        )
+
+
+def _check_exec_gave_credentials(
+    user: Mapping[str, Any], configuration: Configuration, where: str
+) -> None:
+    plugin = user.get("exec") or {}
+    if not plugin or configuration.api_key.get("BearerToken") or configuration.cert_file:
         return
-    if cert is None or key is None:
+    hint = str(plugin.get("installHint", "")).strip()
+    raise CredentialsError(
+        f"{where}: the exec credential plugin {plugin.get('command')!r} gave no token or "
+        f"client certificate (its error is logged above){f'. {hint}' if hint else ''}"
+    )
+
+
+def _check_tls(configuration: Configuration, where: str) -> None:
+    """Load the CA and client certificate now: a clear error at start, not TLS failures later."""
+    if not str(configuration.host).startswith(("https://", "http://")):
+        raise CredentialsError(f"{where}: the cluster has no http(s) server URL")
+    cert, key = configuration.cert_file, configuration.key_file
+    if bool(cert) != bool(key):
         raise CredentialsError(f"{where}: a client certificate needs both a certificate and a key")
-    # ssl loads certificate chains only from files: a private directory, removed at once.
-    with tempfile.TemporaryDirectory(prefix="kn-client-cert-") as private:
-        cert_path, key_path = Path(private, "tls.crt"), Path(private, "tls.key")
-        for path, content in ((cert_path, cert), (key_path, key)):
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, content)
-            finally:
-                os.close(fd)
-        try:
-            context.load_cert_chain(cert_path, key_path)
-        except (OSError, ssl.SSLError) as err:
-            raise CredentialsError(f"{where}: cannot load the client certificate: {err}") from None
-
-
-def _pem(user: _Entry, field: str, where: str) -> bytes | None:
-    data = _data(user, f"{field}-data", where)
-    if data is not None:
-        return data
-    path = _path(user, field)
-    if path is None:
-        return None
     try:
-        return Path(path).read_bytes()
-    except OSError as err:
-        raise CredentialsError(f"{where}: cannot read {field} {path}: {err}") from None
+        context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
+        if cert:
+            context.load_cert_chain(cert, key)
+    except (OSError, ssl.SSLError) as err:
+        raise CredentialsError(f"{where}: cannot load a CA or client certificate: {err}") from None
 
 
-def _data(entry: _Entry, field: str, where: str) -> bytes | None:
-    value = entry.body.get(field)
-    if not value:
-        return None
-    try:
-        return base64.b64decode(str(value), validate=True)
-    except (binascii.Error, ValueError):
-        raise CredentialsError(f"{where}: {field} is not base64") from None
-
-
-def _path(entry: _Entry, field: str) -> str | None:
-    value = entry.body.get(field)
-    return str(_resolve(entry.source, str(value))) if value else None
-
-
-def _resolve(source: Path, value: str) -> Path:
-    path = Path(os.path.expanduser(value))
-    return path if path.is_absolute() else source.parent / path
-
-
-def _read_yaml(path: Path) -> Any:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise CredentialsError(f"cannot read kubeconfig {path}: {err}") from None
-    except yaml.YAMLError as err:
-        raise CredentialsError(f"kubeconfig {path} is not valid YAML: {err}") from None
+def _as(user: Mapping[str, Any]) -> Headers:
+    """kubectl's impersonation fields as request headers (one header per group or extra value)."""
+    headers = [("Impersonate-User", str(user["as"]))] if user.get("as") else []
+    if user.get("as-uid"):
+        headers.append(("Impersonate-Uid", str(user["as-uid"])))
+    headers += [("Impersonate-Group", str(group)) for group in user.get("as-groups") or []]
+    for key, values in (user.get("as-user-extra") or {}).items():
+        name = "Impersonate-Extra-" + quote(str(key), safe="!#$&'*+-.^_`|~")
+        headers += [(name, str(value)) for value in values or []]
+    return tuple(headers)

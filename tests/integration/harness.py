@@ -7,7 +7,9 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+
+import yaml
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
@@ -31,12 +33,15 @@ def cluster_access(
 
     ``server``: reach it at that URL instead (a stand-in in front of it).
     """
-    access = load_access(str(plane.kubeconfig))
     if port is not None:
-        access = replace(access, server=f"https://127.0.0.1:{port}")
-    if server is not None:
-        access = replace(access, server=server)
-    return access
+        server = f"https://127.0.0.1:{port}"
+    if server is None:
+        return load_access(str(plane.kubeconfig))
+    config = yaml.safe_load(plane.kubeconfig.read_text())
+    config["clusters"][0]["cluster"]["server"] = server
+    path = plane.run_dir / f"kubeconfig-via-{server.rsplit(':', 1)[-1]}"
+    path.write_text(yaml.safe_dump(config))
+    return load_access(str(path))
 
 
 @dataclass

@@ -1,9 +1,10 @@
-"""Our own client authenticates to the real API server as kubectl would.
+"""The client authenticates to the real API server as kubectl would, and renews after a 401.
 
 A ServiceAccount token (from the TokenRequest API, as a kubelet gets one)
 is handed over three ways: in a token file, by an exec credential plugin,
 and by a plugin whose first token is wrong: the 401 makes the client drop
-it, and the next request runs the plugin again and succeeds.
+it, and the next request runs the plugin again and succeeds. A token file
+rewritten after a 401 is read again at once.
 """
 
 from __future__ import annotations
@@ -68,6 +69,21 @@ def test_token_file(control_plane: ControlPlane, viewer_token: str, tmp_path: Pa
     path = kubeconfig(control_plane, tmp_path / "config", {"tokenFile": "token"})
 
     assert b'"kind":"PodList"' in list_one_pod(path)
+
+
+def test_a_token_file_is_read_again_after_a_401(
+    control_plane: ControlPlane, viewer_token: str, tmp_path: Path
+) -> None:
+    (tmp_path / "token").write_text("not-a-valid-token")
+    path = kubeconfig(control_plane, tmp_path / "config", {"tokenFile": "token"})
+    client = RawClient(load_access(str(path)))
+    with pytest.raises(ApiError) as raised:
+        client.get("/api/v1/pods", {"limit": "1"})
+    assert raised.value.status == 401
+
+    (tmp_path / "token").write_text(viewer_token)  # rotated, as the kubelet does
+
+    assert b'"kind":"PodList"' in client.get("/api/v1/pods", {"limit": "1"})
 
 
 def test_exec_plugin_and_renewal_after_401(

@@ -296,7 +296,7 @@ def test_a_watch_that_fails_at_once_backs_off_and_says_so(
     ns = kube.namespace("spin")
     kube.create_pod(ns, "p0")
     access = cluster_access(control_plane)
-    stand_in = WatchInterposer(access.server, access.tls, mode)
+    stand_in = WatchInterposer(access.server, access.api.rest_client.pool_manager, mode)
     try:
         with pipeline(control_plane, namespaces=[ns], server=stand_in.url) as pipe:
             informer = pipe.informers[Kind.POD]

@@ -13,7 +13,6 @@ Counts the watches and lists it saw. Listens on 127.0.0.1; stop it with ``close`
 from __future__ import annotations
 
 import json
-import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -31,12 +30,12 @@ _GONE = {
 
 
 class WatchInterposer:
-    def __init__(self, upstream: str, tls: ssl.SSLContext, mode: Mode) -> None:
+    def __init__(self, upstream: str, pool: urllib3.PoolManager, mode: Mode) -> None:
         self.mode = mode
         self.watches = 0
         self.lists = 0
         self._upstream = upstream
-        self._pool = urllib3.PoolManager(ssl_context=tls)
+        self._pool = pool  # the test's admin client's: its TLS and client certificate
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
@@ -45,7 +44,6 @@ class WatchInterposer:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
-        self._pool.clear()
 
     def count(self, watch: bool) -> None:
         with self._lock:

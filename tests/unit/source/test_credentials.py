@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 import base64
-import ssl
+import json
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from notifier.source.auth import BearerToken, ExecPlugin, NoAuth, TokenFile
-from notifier.source.credentials import CredentialsError, in_cluster_access, load_access
+from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
 from tests.controlplane.certs import Pki, make_pki
+
+SERVER = {"server": "https://h:1"}
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     return make_pki(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture(autouse=True)
+def no_proxy_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
 
 
 def b64(path: Path) -> str:
@@ -30,76 +40,62 @@ def write_kubeconfig(
     cluster: dict[str, Any],
     user: dict[str, Any],
     current: str | None = "ctx",
-    context: str = "ctx",
+    suffix: str = "",
 ) -> Path:
-    path.write_text(
-        yaml.safe_dump(
-            {
-                "apiVersion": "v1",
-                "kind": "Config",
-                "current-context": current,
-                "clusters": [{"name": "c", "cluster": cluster}],
-                "users": [{"name": "u", "user": user}],
-                "contexts": [{"name": context, "context": {"cluster": "c", "user": "u"}}],
-            }
-        )
-    )
+    """One cluster, user and context, named ``c``/``u``/``ctx`` plus ``suffix``."""
+    context = {"cluster": f"c{suffix}", "user": f"u{suffix}"}
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [{"name": f"c{suffix}", "cluster": cluster}],
+        "users": [{"name": f"u{suffix}", "user": user}],
+        "contexts": [{"name": f"ctx{suffix}", "context": context}],
+    }
+    if current:
+        config["current-context"] = current
+    path.write_text(yaml.safe_dump(config))
     return path
 
 
+def bearer(access: ClusterAccess) -> str:
+    return str(access.api.configuration.get_api_key_with_prefix("BearerToken"))
+
+
 def test_client_certificate_and_ca_as_data(tmp_path: Path, pki: Pki) -> None:
-    path = write_kubeconfig(
-        tmp_path / "config",
-        cluster={
-            "server": "https://127.0.0.1:6443/",
-            "certificate-authority-data": b64(pki.ca_cert),
-        },
-        user={
-            "client-certificate-data": b64(pki.admin_cert),
-            "client-key-data": b64(pki.admin_key),
-        },
-    )
+    cluster = {"server": "https://127.0.0.1:6443/", "certificate-authority-data": b64(pki.ca_cert)}
+    user = {"client-certificate-data": b64(pki.admin_cert), "client-key-data": b64(pki.admin_key)}
 
-    access = load_access(str(path))
+    config = load_access(str(write_kubeconfig(tmp_path / "k", cluster=cluster, user=user)))
+    configuration = config.api.configuration
 
-    assert access.server == "https://127.0.0.1:6443"
-    assert isinstance(access.auth, NoAuth)
-    assert access.tls.verify_mode == ssl.CERT_REQUIRED and access.tls.check_hostname
-    [ca] = access.tls.get_ca_certs()  # only the cluster's CA is trusted, not the system's
-    assert ("commonName", "kube-notifier-test-ca") in ca["subject"][0]
+    assert config.server == "https://127.0.0.1:6443"
+    assert configuration.verify_ssl and "BearerToken" not in configuration.api_key
+    assert Path(configuration.ssl_ca_cert).read_bytes() == pki.ca_cert.read_bytes()
+    assert Path(configuration.cert_file).read_bytes() == pki.admin_cert.read_bytes()
+    assert Path(configuration.key_file).read_bytes() == pki.admin_key.read_bytes()
 
 
 def test_file_paths_are_relative_to_the_kubeconfig(tmp_path: Path, pki: Pki) -> None:
     (tmp_path / "certs").mkdir()
-    for source, name in ((pki.ca_cert, "ca.crt"), (pki.admin_cert, "a.crt")):
-        (tmp_path / "certs" / name).write_bytes(source.read_bytes())
-    (tmp_path / "certs" / "a.key").write_bytes(pki.admin_key.read_bytes())
-    (tmp_path / "token").write_text("abc\n")
-    path = write_kubeconfig(
-        tmp_path / "config",
-        cluster={"server": "https://h:1", "certificate-authority": "certs/ca.crt"},
-        user={
-            "client-certificate": "certs/a.crt",
-            "client-key": "certs/a.key",
-            "tokenFile": "token",
-        },
-    )
+    (tmp_path / "certs" / "ca.crt").write_bytes(pki.ca_cert.read_bytes())
+    (tmp_path / "token").write_text("abc")
+    cluster = {"server": "https://h:1", "certificate-authority": "certs/ca.crt"}
+    path = write_kubeconfig(tmp_path / "config", cluster=cluster, user={"tokenFile": "token"})
 
     access = load_access(str(path))
 
-    assert isinstance(access.auth, TokenFile)
-    assert access.auth.headers() == {"Authorization": "Bearer abc"}
-    assert len(access.tls.get_ca_certs()) == 1
+    assert access.api.configuration.ssl_ca_cert == str(tmp_path / "certs" / "ca.crt")
+    assert bearer(access) == "Bearer abc"
 
 
-def test_token_exec_and_tls_options(tmp_path: Path) -> None:
+def test_token_and_tls_options(tmp_path: Path) -> None:
     cluster = {"server": "https://h:1", "insecure-skip-tls-verify": True, "tls-server-name": "api"}
-    token = load_access(str(write_kubeconfig(tmp_path / "a", cluster=cluster, user={"token": "t"})))
-    assert isinstance(token.auth, BearerToken) and token.server_hostname == "api"
-    assert token.tls.verify_mode == ssl.CERT_NONE
-    exec_user = {"exec": {"command": "./bin/plugin", "args": ["get"], "apiVersion": "x/v1"}}
-    plugin = load_access(str(write_kubeconfig(tmp_path / "b", cluster=cluster, user=exec_user)))
-    assert isinstance(plugin.auth, ExecPlugin)
+    path = write_kubeconfig(tmp_path / "a", cluster=cluster, user={"token": "t"})
+    access = load_access(str(path))
+
+    assert bearer(access) == "Bearer t"
+    assert not access.api.configuration.verify_ssl
+    assert access.api.configuration.tls_server_name == "api"
 
 
 def test_kubeconfig_list_merges_first_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -110,29 +106,103 @@ def test_kubeconfig_list_merges_first_wins(tmp_path: Path, monkeypatch: pytest.M
         tmp_path / "second",
         cluster={"server": "https://second:1"},
         user={"token": "two"},
-        current="other",
-        context="other",
+        current="ctx2",
+        suffix="2",
     )
     monkeypatch.setenv("KUBECONFIG", f"{tmp_path / 'missing'}:{first}:{second}")
 
-    access = load_access()
-    assert access.server == "https://first:1"
-    assert access.auth.headers() == {"Authorization": "Bearer one"}
-    # the second file's context is there, but "c" and "u" were named by the first file first
-    assert load_access(context="other").server == "https://first:1"
+    access = load_access()  # the first file to set current-context wins, as in kubectl
+    assert (access.server, bearer(access)) == ("https://first:1", "Bearer one")
+    other = load_access(context="ctx2")
+    assert (other.server, bearer(other)) == ("https://second:1", "Bearer two")
+    assert load_access(f"{second}:{first}").server == "https://second:1"  # a list as the flag
+
+
+def test_impersonation_becomes_headers(tmp_path: Path) -> None:
+    user = {
+        "token": "t",
+        "as": "jane",
+        "as-uid": "42",
+        "as-groups": ["viewers", "editors"],
+        "as-user-extra": {"scopes/x": ["a", "b"]},
+    }
+
+    access = load_access(str(write_kubeconfig(tmp_path / "k", cluster=SERVER, user=user)))
+
+    assert access.impersonation == (
+        ("Impersonate-User", "jane"),
+        ("Impersonate-Uid", "42"),
+        ("Impersonate-Group", "viewers"),
+        ("Impersonate-Group", "editors"),
+        ("Impersonate-Extra-scopes%2Fx", "a"),
+        ("Impersonate-Extra-scopes%2Fx", "b"),
+    )
+
+
+def test_proxy_url_applies_whatever_no_proxy_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_PROXY", "h")
+    cluster = {"server": "https://h:1", "proxy-url": "http://proxy:3128"}
+
+    access = load_access(str(write_kubeconfig(tmp_path / "k", cluster=cluster, user={})))
+
+    assert access.api.configuration.proxy == "http://proxy:3128"
+    assert type(access.api.rest_client.pool_manager).__name__ == "ProxyManager"
+
+
+def test_proxy_from_the_environment_and_no_proxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(write_kubeconfig(tmp_path / "k", cluster=SERVER, user={}))
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy:3128")
+    assert type(load_access(path).api.rest_client.pool_manager).__name__ == "ProxyManager"
+    monkeypatch.setenv("NO_PROXY", "example.com,h")
+    assert type(load_access(path).api.rest_client.pool_manager).__name__ == "PoolManager"
+
+
+def jwt(claims: dict[str, Any]) -> str:
+    def part(data: dict[str, Any]) -> str:
+        return base64.urlsafe_b64encode(json.dumps(data).encode()).decode().rstrip("=")
+
+    return f"{part({'alg': 'none'})}.{part(claims)}.c2ln"
+
+
+def test_oidc_auth_provider_sends_its_id_token(tmp_path: Path) -> None:
+    token = jwt({"sub": "jane", "exp": int(time.time()) + 3600})
+    user = {"auth-provider": {"name": "oidc", "config": {"id-token": token, "client-id": "k"}}}
+
+    access = load_access(str(write_kubeconfig(tmp_path / "k", cluster=SERVER, user=user)))
+
+    assert bearer(access) == f"Bearer {token}"
+
+
+def test_a_failing_exec_plugin_is_an_error_with_its_install_hint(tmp_path: Path) -> None:
+    plugin = {
+        "command": sys.executable,
+        "args": ["-c", "raise SystemExit(3)"],
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "installHint": "install it with brew",
+    }
+    path = write_kubeconfig(tmp_path / "k", cluster=SERVER, user={"exec": plugin})
+
+    with pytest.raises(CredentialsError, match="gave no token or client certificate") as raised:
+        load_access(str(path))
+    assert "install it with brew" in str(raised.value) and str(path) in str(raised.value)
 
 
 @pytest.mark.parametrize(
     ("user", "cluster", "context", "fragment"),
     [
-        ({}, {"server": "https://h:1"}, "nope", "no context 'nope' (defined: ctx)"),
-        ({"auth-provider": {"name": "oidc"}}, {"server": "https://h:1"}, None, "exec credential"),
-        ({"client-certificate-data": "AAAA"}, {"server": "https://h:1"}, None, "both"),
-        ({"client-key-data": "%%%"}, {"server": "https://h:1"}, None, "client-key-data is not"),
+        ({}, SERVER, "nope", "nope"),
+        ({"auth-provider": {"name": "gcp"}}, SERVER, None, "gke-gcloud-auth-plugin"),
+        ({"auth-provider": {"name": "azure"}}, SERVER, None, "kubelogin"),
+        ({"client-key-data": "%%%"}, SERVER, None, "both a certificate and a key"),
+        ({"client-certificate-data": "AAAA"}, SERVER, None, "both a certificate and a key"),
+        ({"client-certificate-data": "AAAA", "client-key-data": "AAAA"}, SERVER, None, "cannot"),
         ({}, {"server": "h:1"}, None, "no http(s) server URL"),
-        ({}, {"server": "https://h:1", "certificate-authority": "nope.crt"}, None, "authority"),
-        ({}, {"server": "https://h:1", "proxy-url": "http://p"}, None, "proxy-url"),
-        ({"exec": {"args": ["x"]}}, {"server": "https://h:1"}, None, "exec has no command"),
+        ({}, {"certificate-authority-data": "AAAA"}, None, "no http(s) server URL"),
+        ({}, {"server": "https://h:1", "certificate-authority": "nope.crt"}, None, "nope.crt"),
     ],
 )
 def test_problems_name_the_file_and_entry(
@@ -149,24 +219,32 @@ def test_problems_name_the_file_and_entry(
     assert str(path) in str(raised.value)
 
 
-def test_unreadable_or_broken_files(tmp_path: Path) -> None:
-    with pytest.raises(CredentialsError, match="cannot read kubeconfig"):
+def test_missing_unreadable_or_broken_files(tmp_path: Path) -> None:
+    with pytest.raises(CredentialsError, match=r"no kubeconfig: none of .*absent exists"):
         load_access(str(tmp_path / "absent"))
     (tmp_path / "broken").write_text("clusters: [\n")
     with pytest.raises(CredentialsError, match="not valid YAML"):
         load_access(str(tmp_path / "broken"))
+    path = write_kubeconfig(tmp_path / "k", cluster=SERVER, user={}, current=None)
+    with pytest.raises(CredentialsError, match="no current-context and no --context"):
+        load_access(str(path))
 
 
-def test_in_cluster_service_account(tmp_path: Path, pki: Pki) -> None:
+def test_in_cluster_service_account(
+    tmp_path: Path, pki: Pki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.kube/config
+    monkeypatch.delenv("KUBECONFIG", raising=False)
     (tmp_path / "ca.crt").write_bytes(pki.ca_cert.read_bytes())
     (tmp_path / "token").write_text("sa-token")
     env = {"KUBERNETES_SERVICE_HOST": "fd00::1", "KUBERNETES_SERVICE_PORT": "443"}
 
-    access = in_cluster_access(env, tmp_path)
+    access = load_access(env=env, account_dir=tmp_path)
 
     assert access.server == "https://[fd00::1]:443"
-    assert access.auth.headers() == {"Authorization": "Bearer sa-token"}
-    with pytest.raises(CredentialsError, match="not in a Pod"):
-        in_cluster_access({}, tmp_path)
-    with pytest.raises(CredentialsError, match="CA"):
-        in_cluster_access(env, tmp_path / "elsewhere")
+    assert bearer(access) == "bearer sa-token"
+    assert access.api.configuration.ssl_ca_cert == str(tmp_path / "ca.crt")
+    with pytest.raises(CredentialsError, match="not a Pod"):
+        load_access(env={}, account_dir=tmp_path)
+    with pytest.raises(CredentialsError, match="does not exist"):
+        load_access(env=env, account_dir=tmp_path / "elsewhere")
