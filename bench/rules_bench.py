@@ -21,7 +21,8 @@ from typing import Any
 import msgspec
 
 from bench import results
-from notifier.objects import Kind, Pod, key_of
+from notifier.kinds.pod import Pod
+from notifier.objects import Kind, key_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import RuleSpec
 from notifier.rules.probing import EvalContext

@@ -52,11 +52,11 @@ from typing import Any
 from kubernetes import client, watch
 
 from bench.podgen import recorded_stream
+from notifier.kinds.sharing import freeze_heap
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue import RateLimitingQueue
 from notifier.source.client import RawClient
 from notifier.source.credentials import ClusterAccess, load_access
-from notifier.source.interning import freeze_heap
 from notifier.source.reflector import Reflector
 from notifier.source.resources import RESOURCES
 from notifier.source.store import Store

@@ -29,7 +29,8 @@ import msgspec
 import yaml
 
 from notifier.config import ConfigError, LoadedConfig, read_config
-from notifier.objects import KubeObject
+from notifier.kinds.registry import KINDS
+from notifier.objects import Kind, KubeObject
 from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
@@ -149,9 +150,10 @@ _TextTimes.yaml_implicit_resolvers = {
 
 def _object(path: Path) -> KubeObject:
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
-    if not isinstance(data, dict) or data.get("kind") not in ("Pod", "Deployment", "Service"):
-        raise ValueError(f"{path}: expected a Pod, Deployment or Service with its 'kind'")
-    obj: KubeObject = msgspec.convert(data, type=KubeObject)
+    kinds = [str(kind) for kind in KINDS]
+    if not isinstance(data, dict) or data.get("kind") not in kinds:
+        raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
+    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
     return obj
 
 

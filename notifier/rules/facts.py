@@ -14,35 +14,15 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from notifier.objects import Condition, Deployment, KubeObject, Pod
-from notifier.rules.containers import container_facts
+from notifier.kinds.registry import severities, spec_of
 from notifier.rules.durations import format_duration
 from notifier.transitions.model import Transition
 
-# Display order: what needs attention first.
-_RANK = {
-    name: rank
-    for rank, name in enumerate(
-        (
-            "OOMKilled",
-            "CrashLoopBackOff",
-            "ImagePullBackOff",
-            "ErrImagePull",
-            "CreateContainerConfigError",
-            "Evicted",
-            "Failed",
-            "Stuck",
-            "ReplicaFailure",
-            "Unavailable",
-            "NotReady",
-            "Deleted",
-            "Terminating",
-            "Unknown",
-        )
-    )
-}
-_CRITICAL = frozenset(list(_RANK)[:9])
-_WARNING = frozenset({"Unavailable", "NotReady", "Terminating", "Unknown", "Deleted"})
+# Display order: what needs attention first (each kind says which of its states are trouble).
+_CRITICAL_ORDER, _WARNING_ORDER = severities()
+_RANK = {name: rank for rank, name in enumerate((*_CRITICAL_ORDER, *_WARNING_ORDER))}
+_CRITICAL = frozenset(_CRITICAL_ORDER)
+_WARNING = frozenset(_WARNING_ORDER)
 _MAX_CHANGES_SHOWN = 5
 _MAX_VALUE_CHARS = 80
 
@@ -151,61 +131,10 @@ def _clip(value: str | None) -> str:
 
 
 def _condition_facts(transition: Transition) -> dict[str, Any]:
-    """``reason``, ``message``, ``container``, ``restart_count`` and ``exit_code`` per kind."""
-    obj = transition.obj
-    if isinstance(obj, Pod):
-        return _pod_facts(obj, transition.old)
-    if isinstance(obj, Deployment):
-        return _deployment_facts(obj)
-    return _service_facts()
-
-
-def _pod_facts(pod: Pod, old: KubeObject | None) -> dict[str, Any]:
-    container = container_facts(pod, old if isinstance(old, Pod) else None)
-    statuses = pod.status.container_statuses + pod.status.init_container_statuses
-    reason = pod.status.reason or (container["reason"] if container else "")
-    message = pod.status.message or (container["message"] if container else "")
-    return {
-        "reason": reason,
-        "message": message,
-        "container": container,
-        "restart_count": sum(status.restart_count for status in statuses),
-        "exit_code": container["exit_code"] if container else None,
-        "replicas": "",
-    }
-
-
-def _deployment_facts(deployment: Deployment) -> dict[str, Any]:
-    conditions = deployment.status.conditions
-    chosen = next((c for c in conditions if _is_trouble(c)), next(iter(conditions), None))
-    ready, wanted = deployment.status.ready_replicas, deployment.spec.replicas
-    return {
-        "reason": chosen.reason if chosen else "",
-        "message": chosen.message if chosen else "",
-        "container": None,
-        "restart_count": 0,
-        "exit_code": None,
-        "replicas": f"{ready}/{wanted if wanted is not None else '?'} ready",
-    }
-
-
-def _is_trouble(condition: Condition) -> bool:
-    """``ReplicaFailure`` is bad when true; ``Available`` and ``Progressing`` when false."""
-    if condition.type == "ReplicaFailure":
-        return condition.status == "True"
-    return condition.status == "False"
-
-
-def _service_facts() -> dict[str, Any]:
-    """A Service has no conditions to quote: its changes tell the story."""
-    return {
-        "reason": "",
-        "message": "",
-        "container": None,
-        "restart_count": 0,
-        "exit_code": None,
-        "replicas": "",
-    }
+    """``reason``, ``message``, ``container``, ``restart_count`` and ``exit_code``, per kind."""
+    obj, old = transition.obj, transition.old
+    spec = spec_of(obj)
+    return dict(spec.facts(obj, old if type(old) is type(obj) else None))
 
 
 def _details(context: dict[str, Any]) -> list[list[str]]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import replace
 
 import msgspec
 
+from notifier.kinds.registry import convert_object
 from notifier.rules.holding import Held
 from notifier.state import HeldMembers, HeldRow
 from notifier.transitions.model import Transition
@@ -14,7 +16,20 @@ from notifier.transitions.model import Transition
 log = logging.getLogger("notifier.service")
 
 _encoder = msgspec.json.Encoder()
-_decoder: msgspec.json.Decoder[Transition] = msgspec.json.Decoder(Transition)
+
+
+def _decoded(encoded: bytes) -> Transition:
+    """A transition back; its objects through the registry, which knows every kind's Struct."""
+    data = msgspec.json.decode(encoded)
+    if not isinstance(data, dict):
+        raise msgspec.ValidationError("expected a transition object")
+    old, new = data.get("old"), data.get("new")
+    transition = msgspec.convert({**data, "old": None, "new": None}, type=Transition)
+    return replace(
+        transition,
+        old=None if old is None else convert_object(old),
+        new=None if new is None else convert_object(new),
+    )
 
 
 class DurableHolding:
@@ -26,7 +41,7 @@ class DurableHolding:
         for row in self._members.all_held():
             try:
                 restored.append(
-                    Held(row.token, row.rule, _decoder.decode(row.encoded), row.held_at)
+                    Held(row.token, row.rule, _decoded(row.encoded), row.held_at)
                 )
             except msgspec.DecodeError as err:  # ValidationError is a DecodeError
                 log.warning(

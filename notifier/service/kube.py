@@ -58,7 +58,7 @@ def check_access(
 
 
 def _group(kind: Kind) -> str:
-    return RESOURCES[kind].group_path.removeprefix("/apis/").removeprefix("/api/")
+    return RESOURCES[kind].api.group_version
 
 
 def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: str | None) -> bool:

@@ -29,6 +29,7 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.kinds.sharing import freeze_heap
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
@@ -50,7 +51,6 @@ from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
-from notifier.source.interning import freeze_heap
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.supervision import supervised

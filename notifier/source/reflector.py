@@ -237,7 +237,7 @@ class Reflector:
         """The watch is alive: it just opened, or an event or bookmark arrived."""
         self.last_activity = self._clock()
 
-    def _decode(self, line: bytes) -> WatchEvent | None:
+    def _decode(self, line: bytes) -> WatchEvent[KubeObject] | None:
         """The object event, or None for a bookmark (whose resourceVersion is taken here)."""
         event = decode_event(self.resource, line)
         if isinstance(event, Bookmark):
@@ -251,7 +251,7 @@ class Reflector:
             raise ApiError(event.code, event.reason, event.message, None)
         return event
 
-    def _apply(self, event: WatchEvent | None) -> None:
+    def _apply(self, event: WatchEvent[KubeObject] | None) -> None:
         if event is None:
             return
         kind, obj = self.resource.kind, trim(event.object)

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
-from notifier.objects import Deployment, Kind, KubeObject, Pod, Service
+from notifier.kinds.registry import KINDS
+from notifier.kinds.spec import ApiResource, KindSpec
+from notifier.objects import Kind, KubeObject
+
+T = TypeVar("T")
 
 
 class ListMeta(msgspec.Struct, frozen=True, rename="camel"):
@@ -46,73 +51,43 @@ class BareEvent(msgspec.Struct):
     object: _MetadataOnly = msgspec.field(default_factory=_MetadataOnly)
 
 
+class ListBody(msgspec.Struct, Generic[T]):
+    metadata: ListMeta = ListMeta()
+    items: list[T] = []
+
+
+class WatchEvent(msgspec.Struct, Generic[T]):
+    type: str
+    object: T
+
+
 @dataclass(frozen=True)
 class Resource:
+    """A kind's place in the API, with the decoders for its list and watch bodies."""
+
     kind: Kind
-    group_path: str  # "/api/v1" or "/apis/apps/v1"
-    plural: str
-    list_decoder: msgspec.json.Decoder[ListBody]
-    event_decoder: msgspec.json.Decoder[WatchEvent]
+    api: ApiResource
+    list_decoder: msgspec.json.Decoder[ListBody[KubeObject]]
+    event_decoder: msgspec.json.Decoder[WatchEvent[KubeObject]]
+
+    @property
+    def plural(self) -> str:
+        return self.api.plural
 
     def path(self, namespace: str | None) -> str:
-        if namespace:
-            return f"{self.group_path}/namespaces/{namespace}/{self.plural}"
-        return f"{self.group_path}/{self.plural}"
+        return self.api.path(namespace)
 
 
-class PodList(msgspec.Struct):
-    metadata: ListMeta = ListMeta()
-    items: list[Pod] = []
-
-
-class DeploymentList(msgspec.Struct):
-    metadata: ListMeta = ListMeta()
-    items: list[Deployment] = []
-
-
-class ServiceList(msgspec.Struct):
-    metadata: ListMeta = ListMeta()
-    items: list[Service] = []
-
-
-class PodEvent(msgspec.Struct):
-    type: str
-    object: Pod
-
-
-class DeploymentEvent(msgspec.Struct):
-    type: str
-    object: Deployment
-
-
-class ServiceEvent(msgspec.Struct):
-    type: str
-    object: Service
-
-
-ListBody = PodList | DeploymentList | ServiceList
-WatchEvent = PodEvent | DeploymentEvent | ServiceEvent
-
-
-def _resource(
-    kind: Kind,
-    group_path: str,
-    plural: str,
-    list_type: type[ListBody],
-    event_type: type[WatchEvent],
-) -> Resource:
+def _resource(spec: KindSpec[Any]) -> Resource:
     return Resource(
-        kind, group_path, plural, msgspec.json.Decoder(list_type), msgspec.json.Decoder(event_type)
+        spec.kind,
+        spec.api,
+        msgspec.json.Decoder(ListBody[spec.struct]),  # type: ignore[name-defined]
+        msgspec.json.Decoder(WatchEvent[spec.struct]),  # type: ignore[name-defined]
     )
 
 
-RESOURCES: dict[Kind, Resource] = {
-    Kind.POD: _resource(Kind.POD, "/api/v1", "pods", PodList, PodEvent),
-    Kind.DEPLOYMENT: _resource(
-        Kind.DEPLOYMENT, "/apis/apps/v1", "deployments", DeploymentList, DeploymentEvent
-    ),
-    Kind.SERVICE: _resource(Kind.SERVICE, "/api/v1", "services", ServiceList, ServiceEvent),
-}
+RESOURCES: dict[Kind, Resource] = {kind: _resource(spec) for kind, spec in KINDS.items()}
 
 ERROR_DECODER = msgspec.json.Decoder(ErrorEvent)
 BARE_DECODER = msgspec.json.Decoder(BareEvent)
@@ -123,7 +98,7 @@ class Bookmark(msgspec.Struct, frozen=True):
     resource_version: str
 
 
-def decode_event(resource: Resource, line: bytes) -> WatchEvent | Bookmark | Status:
+def decode_event(resource: Resource, line: bytes) -> WatchEvent[KubeObject] | Bookmark | Status:
     """One watch line: an object event, a bookmark, or the Status of an ERROR event.
 
     The typed decode is the fast path. It fails on purpose for ERROR events

@@ -5,7 +5,7 @@ left to drop is data inside declared fields, such as the
 ``kubectl.kubernetes.io/last-applied-configuration`` annotation (a full
 copy of the object, often kilobytes). Then the object's repeated parts
 (namespace, labels, images, conditions...) are swapped for the copies
-earlier objects hold (``notifier.source.interning``), which is what keeps
+earlier objects hold (``notifier.kinds.sharing``), which is what keeps
 a cached Pod at about 1.2 KB instead of 4.4 (``bench/source_bench.py``).
 
 ``trim`` returns an equal object (less the dropped annotations); it never
@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import msgspec
 
+from notifier.kinds.registry import share
+from notifier.kinds.sharing import Sharing
 from notifier.objects import KubeObject
-from notifier.source.interning import Sharing
 
 DROPPED_ANNOTATIONS = frozenset({"kubectl.kubernetes.io/last-applied-configuration"})
 
@@ -26,7 +27,7 @@ SHARED = Sharing()
 
 
 def trim(obj: KubeObject) -> KubeObject:
-    return SHARED.share(_without_dropped_annotations(obj))
+    return share(SHARED, _without_dropped_annotations(obj))
 
 
 def _without_dropped_annotations(obj: KubeObject) -> KubeObject:

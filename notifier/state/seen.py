@@ -21,12 +21,11 @@ from typing import NamedTuple
 
 import msgspec
 
+from notifier.kinds.registry import decode_object as decode_any
 from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.state.pending import PendingWrites
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter, WriteOp
-
-_object_decoder: msgspec.json.Decoder[KubeObject] = msgspec.json.Decoder(KubeObject)
 
 
 class SeenRecord(NamedTuple):
@@ -41,7 +40,7 @@ def encode_object(obj: KubeObject) -> bytes:
 
 def decode_object(encoded: bytes) -> KubeObject:
     """The struct back (its kind is in the JSON); raises ``msgspec.DecodeError``."""
-    return _object_decoder.decode(encoded)
+    return decode_any(encoded)
 
 
 class SeenObjects:

@@ -15,44 +15,26 @@ Contract, for the workers:
   objects, returns only vocabulary names in states and signals.
 
 States come from ``states.states_of`` on each side. The one exception is an
-OOM kill seen only through a restart (see ``states.oom_restarted``): it adds
-OOMKilled to the new states of the transition in which the restart shows.
-Signals are edges computed here: Created, Deleted and the per-kind ones in
-docs/transitions.md.
+OOM kill seen only through a restart (a kind's ``edge_states``, see
+``notifier.kinds.pod``): it adds OOMKilled to the new states of the
+transition in which the restart shows. Signals are edges: Created and
+Deleted here, the rest by each kind's ``signals_between`` (docs/transitions.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from msgspec.structs import replace
 
-from notifier.objects import (
-    Container,
-    Deployment,
-    KubeObject,
-    Pod,
-    PodSpec,
-    Service,
-    key_of,
-    kind_of,
-)
-from notifier.transitions.changes import changed_items, changes_between, name_of, render_ports
+from notifier.kinds.registry import spec_of
+from notifier.objects import KubeObject, key_of, kind_of
+from notifier.transitions.changes import changes_between
 from notifier.transitions.model import Change, EventType, Origin, Transition
-from notifier.transitions.states import (
-    NO_STATES,
-    OOM_KILLED,
-    desired_replicas,
-    oom_restarted,
-    restarted_containers,
-    states_of,
-)
+from notifier.transitions.states import NO_STATES, states_of
 
 CREATED = frozenset({"Created"})
 DELETED = frozenset({"Deleted"})
-RESTARTED = "RestartCountIncreased"
-_NO_SIGNALS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,13 +101,7 @@ def detect_all(
 
 def signals_between(old: KubeObject, new: KubeObject) -> frozenset[str]:
     """The edges of an update: RestartCountIncreased, Scaled, ImageChanged, ..."""
-    if isinstance(old, Pod) and isinstance(new, Pod):
-        return frozenset(_pod_signals(old, new))
-    if isinstance(old, Deployment) and isinstance(new, Deployment):
-        return frozenset(_deployment_signals(old, new))
-    if isinstance(old, Service) and isinstance(new, Service):
-        return frozenset(_service_signals(old, new))
-    return _NO_SIGNALS
+    return frozenset(spec_of(new).signals_between(old, new))
 
 
 def _replaced(old: KubeObject, new: KubeObject) -> bool:
@@ -136,10 +112,10 @@ def _differs_beyond_version(old: KubeObject, new: KubeObject) -> bool:
     """Cheap first test, all in C: anything but ``resourceVersion`` differs."""
     if old == new:
         return False
-    if old.spec != new.spec or old.status != new.status:
+    if old.metadata.resource_version == new.metadata.resource_version:
         return True
     same_version = replace(old.metadata, resource_version=new.metadata.resource_version)
-    return same_version != new.metadata
+    return replace(old, metadata=same_version) != new
 
 
 def _added(new: KubeObject, context: _Context) -> Transition:
@@ -203,52 +179,7 @@ def _transition(
 
 def _edge_states(old: KubeObject, new: KubeObject, signals: frozenset[str]) -> frozenset[str]:
     """States only an edge reveals: an OOM kill already followed by a restart."""
-    if RESTARTED not in signals:
+    if not signals:
         return NO_STATES
-    if isinstance(old, Pod) and isinstance(new, Pod) and oom_restarted(old, new):
-        return frozenset({OOM_KILLED})
-    return NO_STATES
-
-
-def _pod_signals(old: Pod, new: Pod) -> Iterator[str]:
-    if restarted_containers(old, new):
-        yield RESTARTED
-
-
-def _deployment_signals(old: Deployment, new: Deployment) -> Iterator[str]:
-    if desired_replicas(old) != desired_replicas(new):
-        yield "Scaled"
-    if old.spec.template == new.spec.template:
-        return
-    if _images_changed(old.spec.template.spec, new.spec.template.spec):
-        yield "ImageChanged"
-    # A template edited while paused starts nothing until the deployment is resumed.
-    if new.metadata.generation > old.metadata.generation and not new.spec.paused:
-        yield "RolloutStarted"
-
-
-def _service_signals(old: Service, new: Service) -> Iterator[str]:
-    if old.spec.type != new.spec.type:
-        yield "TypeChanged"
-    # Compared as rendered, so a signal always has its change (and 8080 == "8080" is no change).
-    if old.spec.ports != new.spec.ports and render_ports(old.spec) != render_ports(new.spec):
-        yield "PortsChanged"
-    if old.spec.selector != new.spec.selector:
-        yield "SelectorChanged"
-
-
-def _images_changed(old: PodSpec, new: PodSpec) -> bool:
-    """A container present in both templates runs a different image."""
-    return _renamed_image(old.init_containers, new.init_containers) or _renamed_image(
-        old.containers, new.containers
-    )
-
-
-def _renamed_image(old: tuple[Container, ...], new: tuple[Container, ...]) -> bool:
-    if old == new:
-        return False
-    before, after = changed_items(old, new, name_of)
-    return any(
-        name in before and before[name].image != container.image
-        for name, container in after.items()
-    )
+    edge: frozenset[str] = spec_of(new).edge_states(old, new, signals)
+    return edge

@@ -8,7 +8,7 @@ rules can match ``from: Running`` / ``to: CrashLoopBackOff`` without
 reading objects themselves. *States* are levels that hold for a while
 (``Running``, ``NotReady``, ``Stuck``); *signals* are edges that only exist
 in the transition (``RestartCountIncreased``, ``Scaled``, ``ImageChanged``).
-The names are listed in ``notifier.transitions.vocabulary``.
+Each kind lists its names (``notifier.kinds``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from notifier.kinds.diffing import Change
 from notifier.objects import Kind, KubeObject, ObjectKey
+
+__all__ = ["Change", "EventType", "Origin", "Transition"]
 
 
 class EventType(StrEnum):
@@ -33,16 +36,6 @@ class Origin(StrEnum):
     RESYNC = "resync"  # a periodic replay of the cache, nothing changed
     RELIST = "relist"  # a relist after 410 Gone found this difference
     CATCH_UP = "catch_up"  # changed while this process was down (compared with durable state)
-
-
-@dataclass(frozen=True, slots=True)
-class Change:
-    """One field that differs. ``path`` is dotted (``status.phase``,
-    ``spec.template.spec.containers[web].image``); values are rendered as text."""
-
-    path: str
-    old: str | None
-    new: str | None
 
 
 @dataclass(frozen=True, slots=True)

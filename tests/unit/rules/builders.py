@@ -7,8 +7,11 @@ from typing import Any
 
 import msgspec
 
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.service import Service
 from notifier.notifications import MessageForm
-from notifier.objects import Deployment, Kind, KubeObject, Pod, Service, key_of, kind_of
+from notifier.objects import Kind, KubeObject, key_of, kind_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.rules.ruleset import Ruleset

@@ -101,7 +101,7 @@ def test_test_reports_no_transition(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_test_rejects_non_objects(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     other = _write(tmp_path, "cm.yaml", {"kind": "ConfigMap"})
     assert main(["rules", "test", str(EXAMPLE), "--new", str(other)]) == 1
-    assert "expected a Pod, Deployment or Service" in capsys.readouterr().out
+    assert "expected an object whose 'kind' is one of Pod, Deployment" in capsys.readouterr().out
     assert main(["rules", "test", str(EXAMPLE)]) == 1
 
 

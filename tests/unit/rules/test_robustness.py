@@ -8,7 +8,10 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notifier.objects import Deployment, Kind, ObjectKey, Pod, Service
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.service import Service
+from notifier.objects import Kind, ObjectKey
 from notifier.rules.engine import RulesEngine
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.ruleset import Ruleset

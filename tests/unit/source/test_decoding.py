@@ -13,7 +13,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from notifier.objects import Deployment, Kind, Pod, Service
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.service import Service
+from notifier.objects import Kind
 from notifier.source.resources import (
     ERROR_DECODER,
     RESOURCES,

@@ -9,7 +9,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notifier.objects import Kind, KubeObject, ObjectKey, Pod, Service, key_of
+from notifier.kinds.pod import Pod
+from notifier.kinds.service import Service
+from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.source.deltas import Delta, DeltaType, diff_relist
 from notifier.transitions.model import Origin
 

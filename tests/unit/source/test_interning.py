@@ -13,8 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from notifier.objects import OBJECT_TYPES, Deployment, Kind, KubeObject, Pod, Service
-from notifier.source.interning import InternTable, Sharing, freeze_heap
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.registry import KINDS, share
+from notifier.kinds.service import Service
+from notifier.kinds.sharing import InternTable, Sharing, freeze_heap
+from notifier.objects import Kind, KubeObject
 
 Json = dict[str, Any]
 
@@ -81,7 +85,8 @@ _service_documents: st.SearchStrategy[Json] = st.fixed_dictionaries(
 
 
 def _decoded(document: Json) -> KubeObject:
-    return msgspec.convert(document, type=OBJECT_TYPES[Kind(str(document["kind"]))])
+    obj: KubeObject = msgspec.convert(document, type=KINDS[Kind(str(document["kind"]))].struct)
+    return obj
 
 
 kube_objects = st.one_of(_pod_documents, _deployment_documents, _service_documents).map(_decoded)
@@ -202,18 +207,18 @@ def test_capacity_must_be_positive() -> None:
 def test_shared_objects_equal_the_originals(objects: list[KubeObject], capacity: int) -> None:
     sharing = Sharing(capacity)  # small: later objects hit values of earlier ones, and rotate
     for obj in objects:
-        shared = sharing.share(obj)
+        shared = share(sharing, obj)
         assert shared == obj
         assert type(shared) is type(obj)
-    assert [sharing.share(obj) for obj in objects] == objects
+    assert [share(sharing, obj) for obj in objects] == objects
 
 
 def test_sharing_does_not_mutate_its_argument() -> None:
     pod = _pod("web-1")
     before = msgspec.json.encode(pod)
     labels = pod.metadata.labels
-    Sharing().share(_pod("web-0"))
-    Sharing().share(pod)
+    share(Sharing(), _pod("web-0"))
+    share(Sharing(), pod)
     assert pod.metadata.labels is labels
     assert msgspec.json.encode(pod) == before
 
@@ -221,7 +226,7 @@ def test_sharing_does_not_mutate_its_argument() -> None:
 # -- Sharing: one copy of repeated parts ------------------------------------------
 def test_two_pods_share_their_repeated_parts() -> None:
     sharing = Sharing()
-    one, two = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2"))
+    one, two = share(sharing, _pod("web-1")), share(sharing, _pod("web-2"))
     assert one.metadata.namespace is two.metadata.namespace
     assert one.metadata.labels is two.metadata.labels
     assert one.metadata.annotations is two.metadata.annotations
@@ -238,14 +243,14 @@ def test_two_pods_share_their_repeated_parts() -> None:
 
 def test_per_pod_values_are_not_shared() -> None:
     sharing = Sharing()
-    one, two = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2"))
+    one, two = share(sharing, _pod("web-1")), share(sharing, _pod("web-2"))
     assert one.metadata.uid != two.metadata.uid
     assert one.status.container_statuses[0].state != two.status.container_statuses[0].state
 
 
 def test_differing_parts_stay_different() -> None:
     sharing = Sharing()
-    ready, unready = sharing.pod(_pod("web-1")), sharing.pod(_pod("web-2", ready="False"))
+    ready, unready = share(sharing, _pod("web-1")), share(sharing, _pod("web-2", ready="False"))
     assert ready.status.conditions != unready.status.conditions
     assert ready.status.conditions[0].status == "True"
     assert unready.status.conditions[0].status == "False"
@@ -254,10 +259,10 @@ def test_differing_parts_stay_different() -> None:
 
 def test_unique_strings_do_not_fill_the_tables() -> None:
     sharing = Sharing()
-    sharing.pod(_pod("web-0"))
+    share(sharing, _pod("web-0"))
     size = len(sharing.values), len(sharing.mappings)
     for index in range(1, 200):
-        sharing.pod(_pod(f"web-{index}"))  # new name, uid, resourceVersion, timestamps
+        share(sharing, _pod(f"web-{index}"))  # new name, uid, resourceVersion, timestamps
     assert (len(sharing.values), len(sharing.mappings)) == size
 
 
@@ -289,8 +294,8 @@ def test_deployments_share_their_template_and_conditions() -> None:
     }
     raw = msgspec.json.encode(document)
     sharing = Sharing()
-    one = sharing.share(msgspec.json.decode(raw, type=Deployment))
-    two = sharing.share(msgspec.json.decode(raw, type=Deployment))
+    one = share(sharing, msgspec.json.decode(raw, type=Deployment))
+    two = share(sharing, msgspec.json.decode(raw, type=Deployment))
     assert isinstance(one, Deployment)
     assert isinstance(two, Deployment)
     assert one.metadata.labels is two.spec.template.metadata.labels
@@ -306,8 +311,8 @@ def test_services_share_their_selector_and_ports() -> None:
     }
     raw = msgspec.json.encode(document)
     sharing = Sharing()
-    one = sharing.share(msgspec.json.decode(raw, type=Service))
-    two = sharing.share(msgspec.json.decode(raw, type=Service))
+    one = share(sharing, msgspec.json.decode(raw, type=Service))
+    two = share(sharing, msgspec.json.decode(raw, type=Service))
     assert isinstance(one, Service)
     assert isinstance(two, Service)
     assert one.spec.selector is two.spec.selector
@@ -321,7 +326,7 @@ def test_concurrent_sharing_returns_equal_objects() -> None:
 
     def share_all() -> None:
         for pod in pods:
-            if sharing.share(pod) != pod:
+            if share(sharing, pod) != pod:
                 failures.append(pod.metadata.name)
 
     threads = [threading.Thread(target=share_all) for _ in range(4)]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import msgspec
 
-from notifier.objects import ObjectMeta, Pod
-from notifier.source.interning import InternTable, Sharing
+from notifier.kinds.pod import Pod
+from notifier.kinds.registry import share
+from notifier.kinds.sharing import InternTable, Sharing
+from notifier.objects import ObjectMeta
 
 
 def _pod_with(annotation: str) -> Pod:
@@ -16,7 +18,7 @@ def _pod_with(annotation: str) -> Pod:
 def test_fresh_large_annotations_are_not_kept_by_the_tables() -> None:
     sharing = Sharing()
     for index in range(200):  # 200 patches, each a fresh 200 KB value: 40 MB if kept
-        shared = sharing.pod(_pod_with(f"{index:06d}" + "x" * 200_000))
+        shared = share(sharing, _pod_with(f"{index:06d}" + "x" * 200_000))
         assert shared.metadata.annotations["note"].startswith(f"{index:06d}")
     assert sharing.values.bytes_held < 1024 * 1024
     assert sharing.mappings.bytes_held < 1024 * 1024
@@ -31,9 +33,9 @@ def test_a_table_rotates_on_bytes_before_entries() -> None:
 
 def test_small_repeated_values_are_still_shared() -> None:
     sharing = Sharing()
-    first = sharing.pod(_pod_with("storefront"))
-    second = sharing.pod(
-        msgspec.json.decode(msgspec.json.encode(_pod_with("storefront")), type=Pod)
+    first = share(sharing, _pod_with("storefront"))
+    second = share(
+        sharing, msgspec.json.decode(msgspec.json.encode(_pod_with("storefront")), type=Pod)
     )
     assert first.metadata.annotations is second.metadata.annotations
     assert first.metadata.namespace is second.metadata.namespace

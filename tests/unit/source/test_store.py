@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
-from notifier.objects import Kind, ObjectKey, Pod
+from notifier.kinds.pod import Pod
+from notifier.objects import Kind, ObjectKey
 from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
 

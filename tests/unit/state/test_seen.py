@@ -2,7 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from notifier.objects import Kind, ObjectKey, ObjectMeta, Pod, PodStatus, key_of
+from notifier.kinds.pod import Pod, PodStatus
+from notifier.objects import Kind, ObjectKey, ObjectMeta, key_of
 from notifier.state import SeenRecord, decode_object, encode_object
 from tests.unit.state.helpers import open_store
 

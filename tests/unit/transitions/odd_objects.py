@@ -19,7 +19,11 @@ import msgspec
 import msgspec.inspect as mi
 from hypothesis import strategies as st
 
-from notifier.objects import OBJECT_TYPES, Deployment, Kind, Pod, Service
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.registry import KINDS
+from notifier.kinds.service import Service
+from notifier.objects import Kind
 from tests.unit.transitions.recorded import FIXTURES, documents
 
 _Object = TypeVar("_Object", Pod, Deployment, Service)
@@ -115,7 +119,7 @@ def recorded_pairs() -> st.SearchStrategy[tuple[Any, Any]]:
 
 def _perturbed_pair(stream: str) -> st.SearchStrategy[tuple[Any, Any]]:
     docs = documents(stream)
-    kind = OBJECT_TYPES[Kind(docs[0]["kind"])]
+    kind = KINDS[Kind(docs[0]["kind"])].struct
     version = st.sampled_from(docs).flatmap(perturbed)
     return st.tuples(version, version).map(
         lambda raw: (msgspec.convert(raw[0], type=kind), msgspec.convert(raw[1], type=kind))

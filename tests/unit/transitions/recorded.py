@@ -13,7 +13,9 @@ from typing import Any, TypeVar
 import msgspec
 import yaml
 
-from notifier.objects import Deployment, Pod, Service
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.kinds.service import Service
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -5,16 +5,17 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from notifier.objects import (
+from notifier.kinds.containers import (
     ContainerState,
     ContainerStateRunning,
     ContainerStateTerminated,
     ContainerStateWaiting,
-    KubeObject,
-    ServicePort,
+    render_state,
 )
-from notifier.transitions import Change, changes_between
-from notifier.transitions.changes import render_port, render_state
+from notifier.kinds.service import ServicePort, render_port
+from notifier.objects import KubeObject
+from notifier.transitions.changes import changes_between
+from notifier.transitions.model import Change
 from tests.unit.transitions.recorded import deployments, pods, services
 
 WEB = "status.containerStatuses[web]"

@@ -8,16 +8,12 @@ from dataclasses import dataclass, field
 import pytest
 from msgspec.structs import replace
 
-from notifier.objects import Container, Deployment, KubeObject, ObjectKey
-from notifier.transitions import (
-    EventType,
-    Origin,
-    Transition,
-    detect,
-    detect_all,
-    signals_between,
-    states_of,
-)
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.workload import Container
+from notifier.objects import KubeObject, ObjectKey
+from notifier.transitions.detecting import detect, detect_all, signals_between
+from notifier.transitions.model import EventType, Origin, Transition
+from notifier.transitions.states import states_of
 from tests.unit.transitions.recorded import deployments, pods, services
 
 

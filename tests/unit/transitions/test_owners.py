@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from notifier.objects import KubeObject, ObjectMeta, OwnerReference, Pod
-from notifier.transitions import owner_of
+from notifier.kinds.pod import Pod
+from notifier.objects import KubeObject, ObjectMeta, OwnerReference
+from notifier.transitions.owners import owner_of
 from tests.unit.transitions.recorded import deployments, pods, services
 
 

@@ -9,16 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notifier.objects import KubeObject, kind_of
-from notifier.transitions import (
-    EventType,
-    Origin,
-    changes_between,
-    detect,
-    detect_all,
-    owner_of,
-    signals_between,
-    states_of,
-)
+from notifier.transitions.changes import changes_between
+from notifier.transitions.detecting import detect, detect_all, signals_between
+from notifier.transitions.model import EventType, Origin
+from notifier.transitions.owners import owner_of
+from notifier.transitions.states import states_of
 from notifier.transitions.vocabulary import SIGNALS, STATES
 from tests.unit.transitions.odd_objects import any_object, pairs
 

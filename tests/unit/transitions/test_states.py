@@ -5,20 +5,16 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from notifier.objects import (
-    Condition,
+from notifier.kinds.containers import (
     ContainerState,
     ContainerStateTerminated,
     ContainerStateWaiting,
     ContainerStatus,
-    Deployment,
-    DeploymentSpec,
-    DeploymentStatus,
-    ObjectMeta,
-    Pod,
-    PodStatus,
 )
-from notifier.transitions import states_of
+from notifier.kinds.deployment import Deployment, DeploymentSpec, DeploymentStatus
+from notifier.kinds.pod import Pod, PodStatus
+from notifier.objects import Condition, ObjectMeta
+from notifier.transitions.states import states_of
 from tests.unit.transitions.recorded import deployments, pods, services
 
 POD_CASES = [

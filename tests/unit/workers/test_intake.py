@@ -7,7 +7,9 @@ from typing import Any
 
 import msgspec
 
-from notifier.objects import Deployment, Kind, KubeObject, ObjectKey, Pod, key_of
+from notifier.kinds.deployment import Deployment
+from notifier.kinds.pod import Pod
+from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.deltas import Delta, DeltaType
 from notifier.source.store import Store

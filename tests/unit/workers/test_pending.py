@@ -5,7 +5,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from notifier.objects import Kind, ObjectKey, Pod
+from notifier.kinds.pod import Pod
+from notifier.objects import Kind, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
 from notifier.transitions.model import Origin
 from notifier.workers.pending import Pending

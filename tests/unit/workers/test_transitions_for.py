@@ -11,7 +11,8 @@ from typing import Any
 
 import msgspec
 
-from notifier.objects import Kind, KubeObject, ObjectKey, Pod
+from notifier.kinds.pod import Pod
+from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
 from notifier.transitions.model import EventType, Origin, Transition
 from notifier.workers.pending import Pending

@@ -2,9 +2,10 @@
 
 Thousands of cached Pods repeat the same few namespaces, label sets, images,
 node names and condition lists, but msgspec decodes a fresh copy of each
-for every object. ``Sharing.share(obj)`` returns an equal object whose
-repeated parts are the instances already held by earlier objects, so the
-cache keeps one copy of each. It is the last step of ``trim``.
+for every object. Each kind's ``share`` (``notifier.kinds``) returns an
+equal object whose repeated parts are the instances ``Sharing`` already
+holds for earlier objects, so the cache keeps one copy of each. It is the
+last step of the source's ``trim``.
 
 What is shared, and how:
 
@@ -44,25 +45,13 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from notifier.objects import (
-    Condition,
-    ContainerState,
-    ContainerStatus,
-    Deployment,
-    KubeObject,
-    ObjectMeta,
-    Pod,
-    PodSpec,
-    PodStatus,
-    Service,
-)
+from notifier.objects import Condition, ObjectMeta
 
 DEFAULT_CAPACITY = 65_536
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024  # per generation, per table
 DEFAULT_MAX_ITEM_BYTES = 4 * 1024  # longer values are per-object in practice: not shared
 
 _Value = TypeVar("_Value", bound=Hashable)
-_EMPTY_STATE = ContainerState()
 
 
 def _itself(value: Hashable) -> Hashable:
@@ -152,22 +141,6 @@ class Sharing:
         # repeated by every Pod of a Deployment is worth it; a fresh 200 KB value is not).
         self.mappings = InternTable(capacity, key_of=_items_key, max_item_bytes=16 * 1024)
 
-    def share(self, obj: KubeObject) -> KubeObject:
-        """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
-        if isinstance(obj, Pod):
-            return self.pod(obj)
-        if isinstance(obj, Deployment):
-            return self._deployment(obj)
-        return self._service(obj)
-
-    def pod(self, pod: Pod) -> Pod:
-        return msgspec.structs.replace(
-            pod,
-            metadata=self.metadata(pod.metadata),
-            spec=self._pod_spec(pod.spec),
-            status=self._pod_status(pod.status),
-        )
-
     def metadata(self, meta: ObjectMeta) -> ObjectMeta:
         """``meta`` sharing its namespace, labels, annotations and owner references."""
         return msgspec.structs.replace(
@@ -189,69 +162,8 @@ class Sharing:
             found = self.mappings.remember(shared)
         return found
 
-    def _pod_spec(self, spec: PodSpec) -> PodSpec:
-        intern = self.values.intern
-        return msgspec.structs.replace(
-            spec,
-            node_name=intern(spec.node_name),
-            restart_policy=intern(spec.restart_policy),
-            containers=intern(spec.containers),
-            init_containers=intern(spec.init_containers),
-        )
-
-    def _pod_status(self, status: PodStatus) -> PodStatus:
-        intern = self.values.intern
-        return msgspec.structs.replace(
-            status,
-            phase=intern(status.phase),
-            reason=intern(status.reason),
-            conditions=self._conditions(status.conditions),
-            container_statuses=self._container_statuses(status.container_statuses),
-            init_container_statuses=self._container_statuses(status.init_container_statuses),
-        )
-
-    def _conditions(self, conditions: tuple[Condition, ...]) -> tuple[Condition, ...]:
+    def conditions(self, conditions: tuple[Condition, ...]) -> tuple[Condition, ...]:
         return self.values.intern(conditions)
-
-    def _container_statuses(
-        self, statuses: tuple[ContainerStatus, ...]
-    ) -> tuple[ContainerStatus, ...]:
-        if not statuses:
-            return ()
-        return tuple([self._container_status(status) for status in statuses])
-
-    def _container_status(self, status: ContainerStatus) -> ContainerStatus:
-        intern = self.values.intern
-        return msgspec.structs.replace(
-            status,
-            name=intern(status.name),
-            image=intern(status.image),
-            state=_shared_state(status.state),
-            last_state=_shared_state(status.last_state),
-        )
-
-    def _deployment(self, deployment: Deployment) -> Deployment:
-        spec, status = deployment.spec, deployment.status
-        template = msgspec.structs.replace(
-            spec.template,
-            metadata=self.metadata(spec.template.metadata),
-            spec=self._pod_spec(spec.template.spec),
-        )
-        return msgspec.structs.replace(
-            deployment,
-            metadata=self.metadata(deployment.metadata),
-            spec=msgspec.structs.replace(spec, template=template),
-            status=msgspec.structs.replace(status, conditions=self._conditions(status.conditions)),
-        )
-
-    def _service(self, service: Service) -> Service:
-        spec = msgspec.structs.replace(
-            service.spec,
-            type=self.values.intern(service.spec.type),
-            ports=self.values.intern(service.spec.ports),
-            selector=self.mapping(service.spec.selector),
-        )
-        return msgspec.structs.replace(service, metadata=self.metadata(service.metadata), spec=spec)
 
 
 def _items_key(items: Mapping[str, str]) -> tuple[str, ...]:
@@ -260,11 +172,6 @@ def _items_key(items: Mapping[str, str]) -> tuple[str, ...]:
     Unambiguous: the length says where the keys end, and dict order is kept.
     """
     return (*items.keys(), *items.values())
-
-
-def _shared_state(state: ContainerState) -> ContainerState:
-    """The one empty state (``lastState: {}`` of a container that never restarted)."""
-    return _EMPTY_STATE if state == _EMPTY_STATE else state
 
 
 def freeze_heap() -> int:

@@ -1,0 +1,189 @@
+"""Pods: phases, readiness, containers in trouble (crash loops, OOM kills, pull errors).
+
+States are levels read from one version of the Pod; ``RestartCountIncreased``
+is the one signal. An OOM kill followed at once by a restart may never be
+seen down, so ``edge_states`` adds ``OOMKilled`` to the one transition in
+which the restart shows (docs/transitions.md says why).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from itertools import chain
+
+import msgspec
+
+from notifier.kinds.containers import (
+    OOM_KILLED,
+    ContainerStatus,
+    container_facts,
+    down_after_oom,
+    last_oom,
+    restarted,
+    share_statuses,
+    status_fields,
+)
+from notifier.kinds.diffing import Diff, name_of
+from notifier.kinds.sharing import Sharing
+from notifier.kinds.spec import ApiResource, Facts, KindSpec
+from notifier.kinds.workload import PodSpec, condition, diff_pod_spec, share_pod_spec
+from notifier.objects import Condition, Kind, KubeObject, Wire
+
+PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
+WAITING_STATES = (
+    "CrashLoopBackOff",
+    "ImagePullBackOff",
+    "ErrImagePull",
+    "CreateContainerConfigError",
+)
+RESTARTED = "RestartCountIncreased"
+
+
+class PodStatus(Wire, frozen=True):
+    phase: str = ""
+    reason: str = ""
+    message: str = ""
+    start_time: str | None = None
+    conditions: tuple[Condition, ...] = ()
+    container_statuses: tuple[ContainerStatus, ...] = ()
+    init_container_statuses: tuple[ContainerStatus, ...] = ()
+
+
+class Pod(KubeObject, frozen=True, tag="Pod"):
+    spec: PodSpec = PodSpec()
+    status: PodStatus = PodStatus()
+
+
+def pod_states(pod: Pod) -> frozenset[str]:
+    status = pod.status
+    states = set(_container_states(status))
+    phase = status.phase or "Pending"
+    if phase in PHASES:
+        states.add(phase)
+    if phase == "Running":
+        states.update(_readiness(status.conditions))
+    if status.reason == "Evicted":
+        states.add("Evicted")
+    if pod.metadata.deletion_timestamp:
+        states.add("Terminating")
+    return frozenset(states)
+
+
+def restarted_containers(old: Pod, new: Pod) -> list[ContainerStatus]:
+    """Containers (init ones included) of ``new`` whose restartCount grew since ``old``."""
+    return [
+        *restarted(old.status.init_container_statuses, new.status.init_container_statuses),
+        *restarted(old.status.container_statuses, new.status.container_statuses),
+    ]
+
+
+def oom_restarted(old: Pod, new: Pod) -> bool:
+    """A container restarted between ``old`` and ``new`` after an OOM kill."""
+    return any(last_oom(status) for status in restarted_containers(old, new))
+
+
+def _signals(old: Pod, new: Pod) -> Iterator[str]:
+    if restarted_containers(old, new):
+        yield RESTARTED
+
+
+def _edge_states(old: Pod, new: Pod, signals: frozenset[str]) -> frozenset[str]:
+    if RESTARTED in signals and oom_restarted(old, new):
+        return frozenset({OOM_KILLED})
+    return frozenset()
+
+
+def _all_statuses(status: PodStatus) -> Iterator[ContainerStatus]:
+    return chain(status.init_container_statuses, status.container_statuses)
+
+
+def _container_states(status: PodStatus) -> Iterator[str]:
+    for container in _all_statuses(status):
+        waiting = container.state.waiting
+        if waiting is not None and waiting.reason in WAITING_STATES:
+            yield waiting.reason
+        if down_after_oom(container):
+            yield OOM_KILLED
+
+
+def _readiness(conditions: Iterable[Condition]) -> Iterator[str]:
+    """Ready / NotReady from the Ready condition; nothing when the kubelet has not set it."""
+    ready = condition(tuple(conditions), "Ready")
+    if ready is not None:
+        yield "Ready" if ready.status == "True" else "NotReady"
+
+
+def _diff(diff: Diff, old: Pod, new: Pod) -> None:
+    diff_pod_spec(diff, "spec", old.spec, new.spec)
+    if old.status == new.status:
+        return
+    was, now = old.status, new.status
+    diff.text("status.phase", was.phase, now.phase)
+    diff.text("status.reason", was.reason, now.reason)
+    diff.text("status.message", was.message, now.message)
+    diff.conditions(was.conditions, now.conditions)
+    init_old, init_new = was.init_container_statuses, now.init_container_statuses
+    diff.keyed("status.initContainerStatuses", init_old, init_new, name_of, status_fields)
+    main_old, main_new = was.container_statuses, now.container_statuses
+    diff.keyed("status.containerStatuses", main_old, main_new, name_of, status_fields)
+
+
+def _facts(pod: Pod, old: Pod | None) -> Facts:
+    container = container_facts(
+        pod.status.container_statuses + pod.status.init_container_statuses,
+        () if old is None else old.status.container_statuses + old.status.init_container_statuses,
+    )
+    statuses = pod.status.container_statuses + pod.status.init_container_statuses
+    return Facts(
+        reason=pod.status.reason or (container["reason"] if container else ""),
+        message=pod.status.message or (container["message"] if container else ""),
+        container=container,
+        restart_count=sum(status.restart_count for status in statuses),
+        exit_code=container["exit_code"] if container else None,
+        replicas="",
+    )
+
+
+def _share(sharing: Sharing, pod: Pod) -> Pod:
+    intern = sharing.values.intern
+    status = pod.status
+    return msgspec.structs.replace(
+        pod,
+        metadata=sharing.metadata(pod.metadata),
+        spec=share_pod_spec(sharing, pod.spec),
+        status=msgspec.structs.replace(
+            status,
+            phase=intern(status.phase),
+            reason=intern(status.reason),
+            conditions=sharing.conditions(status.conditions),
+            container_statuses=share_statuses(sharing, status.container_statuses),
+            init_container_statuses=share_statuses(sharing, status.init_container_statuses),
+        ),
+    )
+
+
+_CONTAINERS = "`status.(init)ContainerStatuses[*]`"
+POD = KindSpec(
+    kind=Kind.POD,
+    struct=Pod,
+    api=ApiResource("", "v1", "pods"),
+    summary="phases, readiness and containers in trouble",
+    states={
+        **{phase: "`status.phase` (empty counts as `Pending`)" for phase in PHASES},
+        "Ready": "`status.conditions[Ready]` is `True`, while `Running`",
+        "NotReady": "`status.conditions[Ready]` is not `True`, while `Running`",
+        **{reason: f"{_CONTAINERS}`.state.waiting.reason`" for reason in WAITING_STATES},
+        OOM_KILLED: f"{_CONTAINERS}: terminated `OOMKilled`, or waiting after one",
+        "Evicted": '`status.reason == "Evicted"`',
+        "Terminating": "`metadata.deletionTimestamp` is set",
+    },
+    signals={RESTARTED: f"{_CONTAINERS}`.restartCount` grew (matched by name)"},
+    states_of=pod_states,
+    signals_between=_signals,
+    edge_states=_edge_states,
+    diff=_diff,
+    facts=_facts,
+    share=_share,
+    critical=(OOM_KILLED, *WAITING_STATES, "Evicted", "Failed"),
+    warning=("NotReady", "Terminating", "Unknown"),
+)

@@ -1,0 +1,64 @@
+"""Every kind the service knows, and the lookups generic code dispatches through.
+
+Adding a built-in kind is one module in ``notifier.kinds`` (its Struct and
+its ``KindSpec``), one line in ``BUILT_IN`` and its tests; the source,
+transitions, rule facts, ``rules check``, docs/transitions.md and the
+chart's RBAC follow from the registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+
+from notifier.kinds.deployment import DEPLOYMENT
+from notifier.kinds.pod import POD
+from notifier.kinds.service import SERVICE
+from notifier.kinds.sharing import Sharing
+from notifier.kinds.spec import KindSpec
+from notifier.objects import Kind, KubeObject
+
+T = TypeVar("T", bound=KubeObject)
+
+BUILT_IN: tuple[KindSpec[Any], ...] = (POD, DEPLOYMENT, SERVICE)
+
+KINDS: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in BUILT_IN}
+_BY_TYPE: dict[type, KindSpec[Any]] = {spec.struct: spec for spec in BUILT_IN}
+
+_any_object: Any = KubeObject
+for _spec in BUILT_IN:
+    _any_object = _spec.struct if _any_object is KubeObject else _any_object | _spec.struct
+_object_decoder: msgspec.json.Decoder[KubeObject] = msgspec.json.Decoder(_any_object)
+
+
+def spec_for(kind: Kind) -> KindSpec[Any]:
+    return KINDS[kind]
+
+
+def spec_of(obj: KubeObject) -> KindSpec[Any]:
+    return _BY_TYPE[type(obj)]
+
+
+def share(sharing: Sharing, obj: T) -> T:
+    """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
+    shared: T = spec_of(obj).share(sharing, obj)
+    return shared
+
+
+def decode_object(encoded: bytes) -> KubeObject:
+    """Any kind's Struct back from its JSON (the kind is in it); raises ``msgspec.DecodeError``."""
+    return _object_decoder.decode(encoded)
+
+
+def convert_object(data: Any) -> KubeObject:
+    """Any kind's Struct from decoded JSON (a dict with its ``kind``)."""
+    obj: KubeObject = msgspec.convert(data, type=_any_object)
+    return obj
+
+
+def severities() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Critical then warning state names of every kind, most pressing first, no repeats."""
+    critical = dict.fromkeys(name for spec in BUILT_IN for name in spec.critical)
+    warning = [name for spec in BUILT_IN for name in spec.warning if name not in critical]
+    return tuple(critical), tuple(dict.fromkeys([*warning, "Deleted"]))
