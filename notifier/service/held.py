@@ -40,9 +40,7 @@ class DurableHolding:
         restored, unreadable = [], []
         for row in self._members.all_held():
             try:
-                restored.append(
-                    Held(row.token, row.rule, _decoded(row.encoded), row.held_at)
-                )
+                restored.append(Held(row.token, row.rule, _decoded(row.encoded), row.held_at))
             except msgspec.DecodeError as err:  # ValidationError is a DecodeError
                 log.warning(
                     "held member %d of rule %r is unreadable (%s)", row.token, row.rule, err
