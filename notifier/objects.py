@@ -28,6 +28,12 @@ class Kind(StrEnum):
     POD = "Pod"
     DEPLOYMENT = "Deployment"
     SERVICE = "Service"
+    JOB = "Job"
+    STATEFULSET = "StatefulSet"
+    DAEMONSET = "DaemonSet"
+    NODE = "Node"
+    PVC = "PersistentVolumeClaim"
+    HPA = "HorizontalPodAutoscaler"
 
 
 class Wire(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True, gc=False):

@@ -12,16 +12,24 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from notifier.kinds.daemonset import DAEMONSET
 from notifier.kinds.deployment import DEPLOYMENT
+from notifier.kinds.hpa import HPA
+from notifier.kinds.job import JOB
+from notifier.kinds.node import NODE
 from notifier.kinds.pod import POD
+from notifier.kinds.pvc import PVC
 from notifier.kinds.service import SERVICE
 from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import KindSpec
+from notifier.kinds.statefulset import STATEFULSET
 from notifier.objects import Kind, KubeObject
 
 T = TypeVar("T", bound=KubeObject)
 
-BUILT_IN: tuple[KindSpec[Any], ...] = (POD, DEPLOYMENT, SERVICE)
+BUILT_IN: tuple[KindSpec[Any], ...] = (
+    POD, DEPLOYMENT, SERVICE, JOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA
+)  # fmt: skip
 
 KINDS: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in BUILT_IN}
 _BY_TYPE: dict[type, KindSpec[Any]] = {spec.struct: spec for spec in BUILT_IN}

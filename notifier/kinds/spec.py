@@ -117,6 +117,13 @@ class KindSpec(Generic[T]):
             raise TypeError(f"{self.kind}: severities name unknown states {sorted(unknown)}")
         object.__setattr__(self, "all_signals", {**COMMON_SIGNALS, **self.signals})
 
+    def severity(self, reached: Iterable[str]) -> str:
+        """``critical``, ``warning`` or ``info``: the worst of the states reached."""
+        names = set(reached)
+        if names.intersection(self.critical):
+            return "critical"
+        return "warning" if names.intersection((*self.warning, DELETED)) else "info"
+
     @property
     def names(self) -> frozenset[str]:
         """Every word a rule may use in ``from`` / ``to`` for this kind."""

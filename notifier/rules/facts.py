@@ -21,8 +21,6 @@ from notifier.transitions.model import Transition
 # Display order: what needs attention first (each kind says which of its states are trouble).
 _CRITICAL_ORDER, _WARNING_ORDER = severities()
 _RANK = {name: rank for rank, name in enumerate((*_CRITICAL_ORDER, *_WARNING_ORDER))}
-_CRITICAL = frozenset(_CRITICAL_ORDER)
-_WARNING = frozenset(_WARNING_ORDER)
 _MAX_CHANGES_SHOWN = 5
 _MAX_VALUE_CHARS = 80
 
@@ -70,7 +68,7 @@ def single_context(
         "signals": ordered(transition.signals),
         "reached": reached,
         "state": reached[0] if reached else "",
-        "severity": severity_of(reached),
+        "severity": spec_of(obj).severity(reached),
         "owner": None if owner is None else {"kind": owner[0], "name": owner[1]},
         "owner_text": "" if owner is None else f"created by {owner[0]} {owner[1]}",
         "labels": dict(meta.labels),
@@ -90,10 +88,11 @@ def single_context(
     return context
 
 
-def severity_of(reached: Sequence[str]) -> str:
-    if _CRITICAL.intersection(reached):
-        return "critical"
-    return "warning" if _WARNING.intersection(reached) else "info"
+_SEVERITIES = ("info", "warning", "critical")
+
+
+def _worst(severities: Iterable[str]) -> str:
+    return max(severities, key=_SEVERITIES.index, default="info")
 
 
 def _transition_text(transition: Transition, cluster: str) -> dict[str, str]:
@@ -195,7 +194,7 @@ def digest_context(
         "group_text": group_text,
         "kinds": kinds,
         "summary": (f"[{cluster}] " if cluster else "") + headline,
-        "severity": severity_of(reached),
+        "severity": _worst(member["severity"] for member in members),
         "observed_at": members[0]["observed_at"] if members else "",
     }
 

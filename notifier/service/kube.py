@@ -10,6 +10,7 @@ import urllib3.exceptions
 from notifier.objects import Kind
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
+from notifier.source.informer import scopes
 from notifier.source.namespaces import PATH as NAMESPACES_PATH
 from notifier.source.resources import RESOURCES
 
@@ -44,11 +45,10 @@ def check_access(
     listed too. Only a refusal (401/403) stops us. An API server that cannot be
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
-    scopes: list[str | None] = [*namespaces] or [None]
     lists = [
         (RESOURCES[kind].path(namespace), RESOURCES[kind].plural, _group(kind), namespace)
         for kind in kinds
-        for namespace in scopes
+        for namespace in scopes(RESOURCES[kind], namespaces)
     ]
     if namespace_labels:
         lists.append((NAMESPACES_PATH, "namespaces", "v1", None))

@@ -1,4 +1,4 @@
-"""An informer: one kind, one cache, one reflector thread per watched namespace.
+"""An informer: one kind, one cache, one reflector thread per watched namespace (or one).
 
 ``synced`` is true only once every reflector's initial list was handed on.
 An optional periodic resync replays the cache downstream (no API call),
@@ -17,7 +17,7 @@ from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
 from notifier.source.reflector import Reflector, ReflectorSettings
-from notifier.source.resources import RESOURCES
+from notifier.source.resources import RESOURCES, Resource
 from notifier.source.store import Store
 from notifier.supervision import supervised
 from notifier.transitions.model import Origin
@@ -56,7 +56,7 @@ class Informer:
                 settings=settings,
                 clock=clock,
             )
-            for namespace in _scopes(namespaces)
+            for namespace in scopes(RESOURCES[kind], namespaces)
         ]
         metrics.CACHED_OBJECTS.labels(kind.value).set_function(lambda: len(self.store))
         metrics.ACTIVITY_AGE.labels(kind.value).set_function(self.seconds_since_activity)
@@ -115,6 +115,11 @@ class Informer:
         ]
 
 
-def _scopes(namespaces: Sequence[str]) -> list[str | None]:
-    """One watch per namespace, or one cluster-wide watch (None) when none are given."""
+def scopes(resource: Resource, namespaces: Sequence[str]) -> list[str | None]:
+    """One watch per namespace, or one cluster-wide watch (None) when none are given.
+
+    A cluster-scoped kind (Node) has no namespaces: it is always watched cluster-wide.
+    """
+    if not resource.api.namespaced:
+        return [None]
     return list(namespaces) or [None]

@@ -186,6 +186,13 @@ with its name. Keys kube-notifier does not know are kept, so that it reports the
 {{- end }}
 {{- end }}
 
+{{/* kinds:begin (python -m scripts.kinds_reference) */}}
+{{/* Where each kind is served: RBAC grants list/watch on exactly these. */}}
+{{- define "kube-notifier.kindResources" -}}
+{"Pod":{"group":"","resource":"pods","namespaced":true},"Deployment":{"group":"apps","resource":"deployments","namespaced":true},"Service":{"group":"","resource":"services","namespaced":true},"Job":{"group":"batch","resource":"jobs","namespaced":true},"StatefulSet":{"group":"apps","resource":"statefulsets","namespaced":true},"DaemonSet":{"group":"apps","resource":"daemonsets","namespaced":true},"Node":{"group":"","resource":"nodes","namespaced":false},"PersistentVolumeClaim":{"group":"","resource":"persistentvolumeclaims","namespaced":true},"HorizontalPodAutoscaler":{"group":"autoscaling","resource":"horizontalpodautoscalers","namespaced":true}}
+{{- end }}
+{{/* kinds:end */}}
+
 {{/* The kinds watched, as a list: RBAC grants list/watch on these only. */}}
 {{- define "kube-notifier.watchKinds" -}}
 {{- $config := include "kube-notifier.config" . | fromYaml }}

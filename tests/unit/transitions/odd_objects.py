@@ -1,7 +1,7 @@
 """Hypothesis strategies for odd objects: any shape our Structs accept from the wire.
 
 The strategies are derived from the Structs' own schema (``msgspec.inspect``),
-so a field added to notifier/objects.py is exercised without touching this
+so a field added to a kind in notifier/kinds/ is exercised without touching this
 file. Every field is optional; strings come from a pool of real Kubernetes
 words (phases, reasons, condition types, container names) mixed with junk,
 so that generated pairs share container names and hit the interesting paths.
@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.pod import Pod
-from notifier.kinds.registry import KINDS
+from notifier.kinds.registry import BUILT_IN, KINDS
 from notifier.kinds.service import Service
-from notifier.objects import Kind
+from notifier.objects import Kind, KubeObject
 from tests.unit.transitions.recorded import FIXTURES, documents
 
 _Object = TypeVar("_Object", Pod, Deployment, Service)
@@ -59,6 +59,17 @@ KUBE_WORDS = (
     "7d4b9c6f5d",
     "2024-05-14T09:12:03Z",
     "kubectl.kubernetes.io/last-applied-configuration",
+    "Complete",
+    "Suspended",
+    "BackoffLimitExceeded",
+    "OnDelete",
+    "MemoryPressure",
+    "Bound",
+    "Lost",
+    "ScalingLimited",
+    "TooManyReplicas",
+    "AbleToScale",
+    "ScalingActive",
 )
 
 texts = st.one_of(st.sampled_from(KUBE_WORDS), st.text(max_size=12))
@@ -102,13 +113,18 @@ def objects(kind: type[_Object]) -> st.SearchStrategy[_Object]:
     return wire(mi.type_info(kind)).map(lambda raw: msgspec.convert(raw, type=kind))
 
 
-def any_object() -> st.SearchStrategy[Pod | Deployment | Service]:
-    return st.one_of(objects(Pod), objects(Deployment), objects(Service))
+def any_object() -> st.SearchStrategy[KubeObject]:
+    """An object of any kind the registry knows."""
+    return st.one_of([_objects(spec.struct) for spec in BUILT_IN])
+
+
+def _objects(kind: type[KubeObject]) -> st.SearchStrategy[KubeObject]:
+    return wire(mi.type_info(kind)).map(lambda raw: msgspec.convert(raw, type=kind))
 
 
 def pairs() -> st.SearchStrategy[tuple[Any, Any]]:
     """Two versions of one object: random trees, or perturbed versions of a recorded stream."""
-    random_trees = st.one_of(_pairs(Pod), _pairs(Deployment), _pairs(Service))
+    random_trees = st.one_of([_pairs(spec.struct) for spec in BUILT_IN])
     return st.one_of(random_trees, recorded_pairs())
 
 
@@ -158,12 +174,15 @@ def _odd_like(value: Any) -> st.SearchStrategy[Any]:
     return st.just(value)
 
 
-def _pairs(kind: type[_Object]) -> st.SearchStrategy[tuple[_Object, _Object]]:
-    independent = st.tuples(objects(kind), objects(kind))
+def _pairs(kind: type[KubeObject]) -> st.SearchStrategy[tuple[KubeObject, KubeObject]]:
+    independent = st.tuples(_objects(kind), _objects(kind))
     return st.one_of(independent, independent.map(_share_one_section))
 
 
-def _share_one_section(pair: tuple[_Object, _Object]) -> tuple[_Object, _Object]:
+def _share_one_section(pair: tuple[KubeObject, KubeObject]) -> tuple[KubeObject, KubeObject]:
     """Keep ``old``'s metadata and spec in ``new``: only the status differs, as in most events."""
     old, new = pair
-    return old, msgspec.structs.replace(new, metadata=old.metadata, spec=old.spec)
+    kept = {"metadata": old.metadata}
+    if hasattr(old, "spec"):
+        kept["spec"] = old.spec
+    return old, msgspec.structs.replace(new, **kept)
