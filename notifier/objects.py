@@ -34,6 +34,7 @@ class Kind(StrEnum):
     NODE = "Node"
     PVC = "PersistentVolumeClaim"
     HPA = "HorizontalPodAutoscaler"
+    EVENT = "Event"
 
 
 class Wire(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True, gc=False):

@@ -14,6 +14,7 @@ import msgspec
 
 from notifier.kinds.daemonset import DAEMONSET
 from notifier.kinds.deployment import DEPLOYMENT
+from notifier.kinds.event import EVENT
 from notifier.kinds.hpa import HPA
 from notifier.kinds.job import JOB
 from notifier.kinds.node import NODE
@@ -28,7 +29,7 @@ from notifier.objects import Kind, KubeObject
 T = TypeVar("T", bound=KubeObject)
 
 BUILT_IN: tuple[KindSpec[Any], ...] = (
-    POD, DEPLOYMENT, SERVICE, JOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA
+    POD, DEPLOYMENT, SERVICE, JOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, EVENT
 )  # fmt: skip
 
 KINDS: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in BUILT_IN}

@@ -105,6 +105,7 @@ class KindSpec(Generic[T]):
     share: Callable[[Sharing, T], T]
     signals_between: Callable[[T, T], Iterable[str]] = no_signals
     edge_states: Callable[[T, T, frozenset[str]], frozenset[str]] = no_edge_states
+    owner: Callable[[T], tuple[str, str] | None] | None = None  # None: the controller owner
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
     all_signals: Mapping[str, str] = field(init=False)

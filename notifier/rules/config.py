@@ -69,6 +69,7 @@ class MatchSpec(_Spec):
     namespaces: list[str] = []
     namespace_selector: str | None = None
     names: list[str] = []
+    reasons: list[str] = []
     labels: str | None = None
     annotations: str | None = None
     events: list[EventType] = []

@@ -103,6 +103,19 @@ class NameIn:
 
 
 @dataclass(frozen=True, slots=True)
+class ReasonIn:
+    """``reasons:``: the reason its kind gives (a Job's failure, an Event's, a container's)."""
+
+    reasons: NameFilter
+
+    def test(self, probe: Probe) -> bool:
+        return self.reasons.matches(probe.reason)
+
+    def why_not(self, probe: Probe) -> str:
+        return f"reason {probe.reason!r} does not match {list(self.reasons.text)}"
+
+
+@dataclass(frozen=True, slots=True)
 class ChangedFields:
     """``fields:``: at least one change at or below one of these dotted paths."""
 

@@ -31,6 +31,7 @@ from notifier.rules.matching import (
     OwnerIs,
     Predicate,
     Reaches,
+    ReasonIn,
 )
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
@@ -58,6 +59,7 @@ class MatchCompiler:
             self._leaves(match.from_states, kinds),
             NamespaceIn(namespaces) if not namespaces.is_empty else None,
             self._name_in(match.names),
+            self._reason_in(match.reasons),
             ChangedFields(tuple(match.changed_fields)) if match.changed_fields else None,
             self._selector(match.labels, "labels", LabelsMatch),
             self._selector(match.annotations, "annotations", AnnotationsMatch, free=True),
@@ -72,6 +74,10 @@ class MatchCompiler:
     def _name_in(self, names: Sequence[str]) -> Predicate | None:
         compiled = self._names(names, ("names",))
         return None if compiled.is_empty else NameIn(compiled)
+
+    def _reason_in(self, reasons: Sequence[str]) -> Predicate | None:
+        compiled = self._names(reasons, ("reasons",))
+        return None if compiled.is_empty else ReasonIn(compiled)
 
     def _owner(self, match: MatchSpec) -> Predicate | None:
         if match.owner is None:

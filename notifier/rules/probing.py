@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar, cast
 
+from notifier.kinds.registry import spec_of
 from notifier.objects import KubeObject
 from notifier.transitions.model import Transition
 from notifier.transitions.owners import owner_of
@@ -67,6 +68,14 @@ class Probe:
         if self._owner is _UNSET:
             self._owner = safely(self.context.owner_of, self.obj)
         return cast(tuple[str, str] | None, self._owner)
+
+    @property
+    def reason(self) -> str:
+        """The reason a message would give (the kind's facts); computed only when asked."""
+        obj, old = self.obj, self.transition.old
+        before = old if type(old) is type(obj) else None
+        facts = safely(lambda current: spec_of(current).facts(current, before), obj)
+        return "" if facts is None else str(facts["reason"])
 
     @property
     def namespace_labels(self) -> Mapping[str, str] | None:

@@ -11,13 +11,21 @@ not end in the pod's hash (one created by hand) stays ("ReplicaSet", name).
 
 from __future__ import annotations
 
+from notifier.kinds.registry import spec_of
 from notifier.objects import KubeObject, controller_of
 
 POD_TEMPLATE_HASH = "pod-template-hash"
 
 
 def owner_of(obj: KubeObject) -> tuple[str, str] | None:
-    """The controller of ``obj`` as (kind, name), a Deployment for its ReplicaSets' pods."""
+    """The controller of ``obj`` as (kind, name), a Deployment for its ReplicaSets' pods.
+
+    A kind may say otherwise (an Event's owner is the object it is about).
+    """
+    own = spec_of(obj).owner
+    if own is not None:
+        found: tuple[str, str] | None = own(obj)
+        return found
     ref = controller_of(obj)
     if ref is None:
         return None

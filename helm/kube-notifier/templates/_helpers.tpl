@@ -189,7 +189,7 @@ with its name. Keys kube-notifier does not know are kept, so that it reports the
 {{/* kinds:begin (python -m scripts.kinds_reference) */}}
 {{/* Where each kind is served: RBAC grants list/watch on exactly these. */}}
 {{- define "kube-notifier.kindResources" -}}
-{"Pod":{"group":"","resource":"pods","namespaced":true},"Deployment":{"group":"apps","resource":"deployments","namespaced":true},"Service":{"group":"","resource":"services","namespaced":true},"Job":{"group":"batch","resource":"jobs","namespaced":true},"StatefulSet":{"group":"apps","resource":"statefulsets","namespaced":true},"DaemonSet":{"group":"apps","resource":"daemonsets","namespaced":true},"Node":{"group":"","resource":"nodes","namespaced":false},"PersistentVolumeClaim":{"group":"","resource":"persistentvolumeclaims","namespaced":true},"HorizontalPodAutoscaler":{"group":"autoscaling","resource":"horizontalpodautoscalers","namespaced":true}}
+{"Pod":{"group":"","resource":"pods","namespaced":true},"Deployment":{"group":"apps","resource":"deployments","namespaced":true},"Service":{"group":"","resource":"services","namespaced":true},"Job":{"group":"batch","resource":"jobs","namespaced":true},"StatefulSet":{"group":"apps","resource":"statefulsets","namespaced":true},"DaemonSet":{"group":"apps","resource":"daemonsets","namespaced":true},"Node":{"group":"","resource":"nodes","namespaced":false},"PersistentVolumeClaim":{"group":"","resource":"persistentvolumeclaims","namespaced":true},"HorizontalPodAutoscaler":{"group":"autoscaling","resource":"horizontalpodautoscalers","namespaced":true},"Event":{"group":"","resource":"events","namespaced":true}}
 {{- end }}
 {{/* kinds:end */}}
 

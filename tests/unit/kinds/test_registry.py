@@ -75,6 +75,6 @@ def test_chart_rbac_and_schema_list_every_kind_as_the_registry_says() -> None:
 def _fields(spec: KindSpec[Pod]) -> dict[str, Any]:
     names = [
         "kind", "struct", "api", "summary", "states", "signals", "states_of", "diff", "facts",
-        "share", "signals_between", "edge_states", "critical", "warning",
+        "share", "signals_between", "edge_states", "owner", "critical", "warning",
     ]  # fmt: skip
     return {name: getattr(spec, name) for name in names}

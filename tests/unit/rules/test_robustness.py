@@ -8,9 +8,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notifier.kinds.deployment import Deployment
-from notifier.kinds.pod import Pod
-from notifier.kinds.service import Service
+from notifier.kinds.registry import KINDS
 from notifier.objects import Kind, ObjectKey
 from notifier.rules.engine import RulesEngine
 from notifier.rules.probing import EvalContext, Probe
@@ -90,13 +88,17 @@ words = st.frozensets(st.one_of(st.sampled_from(WORDS), text), max_size=4)
 
 
 STRATEGIES = {Kind.POD: pods, Kind.DEPLOYMENT: deployments, Kind.SERVICE: services}
-TYPES = {Kind.POD: Pod, Kind.DEPLOYMENT: Deployment, Kind.SERVICE: Service}
+ANY_KIND = st.builds(lambda meta: {"metadata": meta}, metadata)  # the other kinds: odd_objects
+
+
+def _object(draw: st.DrawFn, kind: Kind) -> Any:
+    return msgspec.convert(draw(STRATEGIES.get(kind, ANY_KIND)), type=KINDS[kind].struct)
 
 
 @st.composite
 def transitions(draw: st.DrawFn) -> Transition:
     kind = draw(st.sampled_from(list(Kind)))
-    first, second = (msgspec.convert(draw(STRATEGIES[kind]), type=TYPES[kind]) for _ in range(2))
+    first, second = (_object(draw, kind) for _ in range(2))
     event = draw(st.sampled_from(list(EventType)))
     paths = draw(st.lists(st.sampled_from(["spec.ports", "status.phase", "spec", ""]), max_size=3))
     return Transition(

@@ -244,6 +244,7 @@ def test_a_service_event_keeps_named_and_numbered_target_ports() -> None:
 # Bookmarks as the API server encodes them: an empty object of the watched kind whose Go
 # zero values include nulls (``spec.containers`` has no omitempty), plus the resourceVersion.
 _NULL_POD_SPEC = {"containers": None}
+_TEMPLATE = {"metadata": {"creationTimestamp": None}, "spec": _NULL_POD_SPEC}
 BOOKMARKS: dict[Kind, dict[str, Any]] = {
     Kind.POD: {"kind": "Pod", "apiVersion": "v1", "spec": _NULL_POD_SPEC, "status": {}},
     Kind.DEPLOYMENT: {
@@ -261,6 +262,57 @@ BOOKMARKS: dict[Kind, dict[str, Any]] = {
         "apiVersion": "v1",
         "spec": {},
         "status": {"loadBalancer": {}},
+    },
+    # The other kinds as the API server writes an empty object of theirs (Go zero values).
+    Kind.JOB: {
+        "kind": "Job",
+        "apiVersion": "batch/v1",
+        "spec": {"template": _TEMPLATE},
+        "status": {},
+    },
+    Kind.STATEFULSET: {
+        "kind": "StatefulSet",
+        "apiVersion": "apps/v1",
+        "spec": {"selector": None, "template": _TEMPLATE, "serviceName": "", "updateStrategy": {}},
+        "status": {"replicas": 0, "availableReplicas": 0},
+    },
+    Kind.DAEMONSET: {
+        "kind": "DaemonSet",
+        "apiVersion": "apps/v1",
+        "spec": {"selector": None, "template": _TEMPLATE, "updateStrategy": {}},
+        "status": {"currentNumberScheduled": 0, "numberMisscheduled": 0, "numberReady": 0},
+    },
+    Kind.NODE: {
+        "kind": "Node",
+        "apiVersion": "v1",
+        "spec": {},
+        "status": {
+            "daemonEndpoints": {"kubeletEndpoint": {"Port": 0}},
+            "nodeInfo": {"machineID": "", "kubeletVersion": "", "operatingSystem": ""},
+        },
+    },
+    Kind.PVC: {
+        "kind": "PersistentVolumeClaim",
+        "apiVersion": "v1",
+        "spec": {"resources": {}},
+        "status": {},
+    },
+    Kind.HPA: {
+        "kind": "HorizontalPodAutoscaler",
+        "apiVersion": "autoscaling/v2",
+        "spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
+        "status": {"desiredReplicas": 0, "currentMetrics": None},
+    },
+    Kind.EVENT: {
+        "kind": "Event",
+        "apiVersion": "v1",
+        "involvedObject": {},
+        "reason": "",
+        "source": {},
+        "firstTimestamp": None,
+        "lastTimestamp": None,
+        "eventTime": None,
+        "reportingComponent": "",
     },
 }
 
