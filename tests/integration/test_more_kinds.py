@@ -164,3 +164,27 @@ def test_a_claim_binds_to_a_volume_and_an_autoscaler_without_metrics_says_so(
             _entered(pipe, Kind.HPA, f"{ns}/web", "UnableToScale", timeout=90)
     finally:
         kube.core.delete_persistent_volume(volume)
+
+
+def test_a_pod_that_cannot_be_scheduled_brings_one_warning_event(
+    full_cluster: ControlPlane,
+) -> None:
+    kube = Kube(full_cluster)
+    ns = kube.namespace("event")
+    with pipeline(full_cluster, kinds=(Kind.EVENT,), namespaces=[ns]) as pipe:
+        pipe.wait_synced()
+        body = kube.pod_body("stranded", schedule=True)
+        body["spec"]["nodeSelector"] = {"kube-notifier.test/no-such-node": "true"}
+        kube.core.create_namespaced_pod(ns, body)
+        deadline = time.monotonic() + 60
+        warnings: list[Any] = []
+        while not warnings:
+            assert time.monotonic() < deadline, "no FailedScheduling event"
+            warnings = [
+                t for t in pipe.stage.all()
+                if "Warning" in t.entered and t.new.reason == "FailedScheduling"
+            ]  # fmt: skip
+            time.sleep(0.05)
+    [warning] = warnings
+    assert warning.new.involved_object.name == "stranded"
+    assert warning.new.involved_object.kind == "Pod"

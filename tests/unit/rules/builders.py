@@ -7,9 +7,7 @@ from typing import Any
 
 import msgspec
 
-from notifier.kinds.deployment import Deployment
-from notifier.kinds.pod import Pod
-from notifier.kinds.service import Service
+from notifier.kinds.registry import KINDS
 from notifier.notifications import MessageForm
 from notifier.objects import Kind, KubeObject, key_of, kind_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
@@ -142,8 +140,7 @@ def changed(base: dict[str, Any], **updates: Any) -> dict[str, Any]:
 
 
 def decode(data: dict[str, Any]) -> KubeObject:
-    types = {"Pod": Pod, "Deployment": Deployment, "Service": Service}
-    obj: KubeObject = msgspec.convert(data, type=types[data["kind"]])
+    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
     return obj
 
 

@@ -25,6 +25,18 @@ from tests.unit.rules.builders import (
 NAMESPACE_LABELS = {"shop": {"env": "prod", "team": "storefront"}, "ci-42": {"env": "ci"}}
 
 
+def _warning() -> Transition:
+    event = {
+        "kind": "Event",
+        "metadata": {"name": "web-1.17f", "namespace": "shop", "uid": "e1"},
+        "involvedObject": {"kind": "Pod", "namespace": "shop", "name": "web-1"},
+        "reason": "FailedScheduling",
+        "message": "0/3 nodes are available",
+        "type": "Warning",
+    }
+    return transition(None, event, new_states={"Warning"}, signals={"Created"})
+
+
 def _deployment_stuck() -> Transition:
     return transition(
         DEPLOYMENT_JSON,
@@ -172,6 +184,12 @@ CASES = [
     Case("owner name glob", [rule("r", {"owner": {"name": ["api", "w*"]}})], crashloop, ["r"]),
     Case("owner kind differs", [rule("r", {"owner": {"kind": "Job"}})], crashloop, []),
     Case("no owner", [rule("r", {"owner": {"kind": "Deployment"}})], _deployment_stuck, []),
+    Case("event's owner is its object", [rule("r", {"owner": {"kind": "Pod"}})], _warning, ["r"]),
+    # reasons: what the kind says the reason is
+    Case("event reason", [rule("r", {"reasons": ["FailedSched*"]})], _warning, ["r"]),
+    Case("event reason differs", [rule("r", {"reasons": ["FailedMount"]})], _warning, []),
+    Case("container reason", [rule("r", {"reasons": ["CrashLoopBackOff"]})], crashloop, ["r"]),
+    Case("no reason", [rule("r", {"reasons": ["?*"]})], _service_ports, []),
     # origins
     Case(
         "initial list quiet by default",
