@@ -3,6 +3,7 @@
 ``python -m scripts.kinds_reference`` rewrites, in place:
 - docs/transitions.md between ``<!-- kinds:begin -->`` and ``<!-- kinds:end -->``:
   per kind, where it is served, its states and signals with their fields;
+- docs/rules.md between the same markers: the words rules may use, per kind;
 - the chart's ``kube-notifier.kindResources`` helper (what RBAC grants per kind)
   and the enum of ``config.watch.kinds`` in values.schema.json.
 A test fails when any of them and the registry disagree.
@@ -20,6 +21,7 @@ from notifier.kinds.spec import KindSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "transitions.md"
+RULES = ROOT / "docs" / "rules.md"
 HELPERS = ROOT / "helm" / "kube-notifier" / "templates" / "_helpers.tpl"
 SCHEMA = ROOT / "helm" / "kube-notifier" / "values.schema.json"
 DOC_MARKERS = ("<!-- kinds:begin (python -m scripts.kinds_reference) -->", "<!-- kinds:end -->")
@@ -47,6 +49,15 @@ def _kind_doc(spec: KindSpec[Any]) -> str:
     lines += ["", "| Signal | When |", "|---|---|"]
     lines += [f"| `{name}` | {text} |" for name, text in spec.all_signals.items()]
     return "\n".join(lines) + "\n"
+
+
+def words_table() -> str:
+    """docs/rules.md's one-line-per-kind table of the words rules may use."""
+    rows = ["| kind | states | signals |", "| --- | --- | --- |"]
+    for spec in BUILT_IN:
+        states = ", ".join(spec.states) or "(none)"
+        rows.append(f"| {spec.kind.value} | {states} | {', '.join(spec.all_signals)} |")
+    return "\n".join(rows) + "\n"
 
 
 def chart_helper() -> str:
@@ -87,6 +98,7 @@ def schema_kinds(schema: dict[str, Any]) -> dict[str, Any]:
 
 def main() -> None:
     DOCS.write_text(replaced(DOCS.read_text(), DOC_MARKERS, docs_section()))
+    RULES.write_text(replaced(RULES.read_text(), DOC_MARKERS, words_table()))
     HELPERS.write_text(replaced(HELPERS.read_text(), CHART_MARKERS, chart_helper()))
     schema = json.loads(SCHEMA.read_text())
     schema_kinds(schema)["enum"] = kind_names()

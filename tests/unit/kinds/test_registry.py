@@ -16,12 +16,14 @@ from scripts.kinds_reference import (
     DOC_MARKERS,
     DOCS,
     HELPERS,
+    RULES,
     SCHEMA,
     chart_helper,
     docs_section,
     kind_names,
     replaced,
     schema_kinds,
+    words_table,
 )
 
 REGENERATE = "regenerate: python -m scripts.kinds_reference"
@@ -64,6 +66,8 @@ def test_states_and_signals_do_not_share_names_within_a_kind() -> None:
 def test_docs_list_every_kind_as_the_registry_says() -> None:
     text = DOCS.read_text()
     assert replaced(text, DOC_MARKERS, docs_section()) == text, REGENERATE
+    rules = RULES.read_text()
+    assert replaced(rules, DOC_MARKERS, words_table()) == rules, REGENERATE
 
 
 def test_chart_rbac_and_schema_list_every_kind_as_the_registry_says() -> None:
