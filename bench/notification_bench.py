@@ -8,7 +8,7 @@ Each row measures ours and a baseline in the same run, CPU time per item:
   blocks are rendered for a webhook. Baseline: every part, every leaf
   through Jinja (how messages were rendered before).
 * ``post``: one POST of a 1.5 KB body to a local receiver (its own process)
-  over a kept-alive connection. Ours: ``sinks.webhook.transport`` (urllib3 with
+  over a kept-alive connection. Ours: ``sinks.transport`` (urllib3 with
   a deadline timer per send, the proxy and TLS settings).
   Baselines: ``http.client`` and urllib3's ``PoolManager``.
 * ``state``: the SQLite writes of one change: outbox insert, last-seen
@@ -44,7 +44,7 @@ from notifier.rules.facts import single_context
 from notifier.rules.library import Role, builtin_specs, builtin_template
 from notifier.rules.rendering import render_message
 from notifier.rules.templating import make_environment
-from notifier.sinks.webhook.transport import Transport
+from notifier.sinks.transport import Transport
 from notifier.state.schema import migrate
 
 MAX_ITERATIONS = 5_000

@@ -15,7 +15,7 @@ import itertools
 import json
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tests.support.webhook_server import HANG, LoopbackServer, ReceivedRequest, Reply
@@ -49,6 +49,7 @@ class _Failure:
     status: int
     retry_after: int | None = None
     hang: bool = False
+    trickle: bool = False
 
 
 class SlackServer(LoopbackServer):
@@ -76,6 +77,10 @@ class SlackServer(LoopbackServer):
     def server_error(self, status: int = 500, *, times: int = 1) -> None:
         self._script(_Failure("internal_error", status), times)
 
+    def trickle(self, *, times: int = 1) -> None:
+        """A successful answer sent a byte at a time (as a broken proxy has been seen to)."""
+        self._script(_Failure("", 200, trickle=True), times)
+
     def hang(self, *, times: int = 1) -> None:
         self._script(_Failure("", 0, hang=True), times)
 
@@ -96,6 +101,9 @@ class SlackServer(LoopbackServer):
         if failure is not None:
             if failure.hang:
                 return HANG
+            if failure.trickle:  # padded: 50 more bytes, 10 s at the trickle's pace
+                answer = self._post(request, is_api)
+                return replace(answer, body=answer.body + b" " * 50, trickle=True)
             return _api_error(failure) if is_api else _webhook_error(failure)
         return self._post(request, is_api)
 

@@ -53,6 +53,7 @@ class Reply:
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
     hang: bool = False
+    trickle: bool = False  # the body one byte every 0.2 s, until it ends or the client leaves
 
 
 HANG = Reply(status=0, hang=True)
@@ -121,7 +122,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(name, value)
         self.send_header("Content-Length", str(len(reply.body)))
         self.end_headers()
-        self.wfile.write(reply.body)
+        if not reply.trickle:
+            self.wfile.write(reply.body)
+            return
+        for index in range(len(reply.body)):
+            try:
+                self.wfile.write(reply.body[index : index + 1])
+                self.wfile.flush()
+            except OSError:
+                return  # the client gave up: what a trickle test waits for
+            time.sleep(0.2)  # the pace of a hostile server, not a wait in a test
 
 
 class LoopbackServer:

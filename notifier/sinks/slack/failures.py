@@ -1,8 +1,10 @@
 """Which Slack failures are worth retrying, as ``SendError``s with bounded reasons.
 
 Retryable: HTTP 429 or ``ratelimited`` (with ``Retry-After``, 1 s if Slack
-sent none), HTTP 5xx, Slack's own transient errors, timeouts and connection
-errors. Permanent: everything else, notably ``channel_not_found``,
+sent none), HTTP 5xx and Slack's own transient errors; failures below HTTP
+(timeouts, the deadline, refused connections) are classified as the webhook
+sink's are, since both send through the same transport. Permanent: everything
+else, notably ``channel_not_found``,
 ``invalid_auth``, ``not_in_channel`` and other 4xx. The reason is Slack's
 error code when it is one we know, so metric labels stay bounded.
 """
@@ -10,8 +12,6 @@ error code when it is one we know, so metric labels stay bounded.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from http.client import HTTPException
-from urllib.error import URLError
 
 from notifier.sinks.base import SendError
 from notifier.sinks.retry_after import parse_retry_after
@@ -68,17 +68,6 @@ def failure_for_response(
         return SendError(code, retryable=False)
     reason = f"http_{status}" if status != 200 else "slack_error"
     return SendError(reason, retryable=False, detail=code[:200])
-
-
-def failure_for_exception(err: Exception) -> SendError:
-    """Errors raised below the HTTP layer: timeouts, refused or reset connections."""
-    if isinstance(err, TimeoutError) or (
-        isinstance(err, URLError) and isinstance(err.reason, TimeoutError)
-    ):
-        return SendError("timeout", retryable=True, detail=type(err).__name__)
-    if isinstance(err, OSError | HTTPException):  # URLError is an OSError
-        return SendError("connection_error", retryable=True, detail=type(err).__name__)
-    return SendError("unexpected_error", retryable=True, detail=type(err).__name__)
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:

@@ -3,7 +3,10 @@
 ``ApiPoster``: ``chat.postMessage`` with a bot token through slack_sdk's
 ``WebClient``; returns the message ``ts`` (so replies can thread).
 ``IncomingWebhookPoster``: an incoming-webhook URL through ``WebhookClient``;
-Slack returns no ``ts`` there, so it cannot thread.
+Slack returns no ``ts`` there, so it cannot thread. Both clients send through
+the sinks' ``Transport`` (``transported``): one deadline per send, the
+webhook sink's proxy rules; a failure below HTTP is classified as the
+webhook sink's are.
 
 slack_sdk's own retry handlers are turned off (delivery owns retries) and
 its logger is silenced: at debug level it would log the token and the
@@ -16,15 +19,17 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from http.client import HTTPException
 from typing import Any, Protocol
 
-from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.webhook import WebhookClient
 
-from notifier.sinks.proxies import proxy_for
-from notifier.sinks.slack.failures import failure_for_exception, failure_for_response
+from notifier.sinks.slack.failures import failure_for_response
+from notifier.sinks.slack.transported import (
+    TransportedWebClient,
+    TransportedWebhookClient,
+    transport,
+)
+from notifier.sinks.webhook.failures import failure_for_exception
 
 _sdk_log = logging.getLogger("notifier.sinks.slack.sdk")
 _sdk_log.setLevel(logging.CRITICAL)
@@ -52,15 +57,16 @@ class ApiPoster:
     ) -> None:
         self._channel = channel
         self._clock = clock
-        self._client = WebClient(
+        base = base_url if base_url.endswith("/") else f"{base_url}/"
+        self._carrier = transport(f"{base}chat.postMessage", timeout, proxy)
+        self._client = TransportedWebClient(
+            {self._carrier.url: self._carrier},
             token=token,
-            base_url=base_url if base_url.endswith("/") else f"{base_url}/",
+            base_url=base,
             timeout=math.ceil(timeout),
             retry_handlers=[],
             logger=_sdk_log,
         )
-        # slack_sdk reads HTTPS_PROXY but not NO_PROXY: decide as the webhook sink does.
-        self._client.proxy = proxy_for(base_url, proxy)
 
     @property
     def can_thread(self) -> bool:
@@ -77,8 +83,8 @@ class ApiPoster:
             raise failure_for_response(
                 status, error, err.response.headers, now=self._clock()
             ) from None
-        except (OSError, HTTPException) as err:
-            raise failure_for_exception(err) from None
+        except Exception as err:  # what the transport raised: a timeout, a refusal, a proxy
+            raise failure_for_exception(err, "slack") from None
         ts = response.get("ts")
         return ts if isinstance(ts, str) else None
 
@@ -93,10 +99,10 @@ class IncomingWebhookPoster:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._clock = clock
-        self._client = WebhookClient(
-            url, timeout=math.ceil(timeout), retry_handlers=[], logger=_sdk_log
+        self._carrier = transport(url, timeout, proxy)
+        self._client = TransportedWebhookClient(
+            self._carrier, timeout=math.ceil(timeout), retry_handlers=[], logger=_sdk_log
         )
-        self._client.proxy = proxy_for(url, proxy)
 
     @property
     def can_thread(self) -> bool:
@@ -105,8 +111,8 @@ class IncomingWebhookPoster:
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None:
         try:
             response = self._client.send(text=text, blocks=blocks or None)
-        except (OSError, HTTPException) as err:
-            raise failure_for_exception(err) from None
+        except Exception as err:  # what the transport raised
+            raise failure_for_exception(err, "slack webhook") from None
         if response.status_code != 200:
             raise failure_for_response(
                 response.status_code, response.body or "", response.headers, now=self._clock()

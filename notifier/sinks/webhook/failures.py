@@ -18,7 +18,7 @@ import urllib3
 
 from notifier.sinks.base import SendError
 from notifier.sinks.retry_after import parse_retry_after
-from notifier.sinks.webhook.transport import BadUrlError, DeadlineExceededError, InvalidHeaderError
+from notifier.sinks.transport import BadUrlError, DeadlineExceededError, InvalidHeaderError
 
 _RETRYABLE_STATUSES = frozenset({408, 425, 429})
 

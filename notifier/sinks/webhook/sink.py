@@ -22,10 +22,10 @@ import urllib3
 from notifier import __version__
 from notifier.notifications import Notification
 from notifier.sinks.secrets import redact_url
+from notifier.sinks.transport import Transport, tls_context
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
-from notifier.sinks.webhook.transport import Transport, tls_context
 
 log = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from notifier.sinks.base import SendError
+from notifier.sinks.transport import Transport
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
-from notifier.sinks.webhook.transport import Transport
 
 Behaviour = Callable[[socket.socket], None]
 DEADLINE = 2.0

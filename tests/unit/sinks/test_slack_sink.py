@@ -37,8 +37,8 @@ def bot_sink(
     return SlackSink("slack", poster, threads=threads, thread_scope=f"slack@{CHANNEL}")
 
 
-def webhook_sink(slack: SlackServer) -> SlackSink:
-    poster = IncomingWebhookPoster(url=slack.webhook_url, timeout=5.0)
+def webhook_sink(slack: SlackServer, timeout: float = 5.0) -> SlackSink:
+    poster = IncomingWebhookPoster(url=slack.webhook_url, timeout=timeout)
     return SlackSink("slack", poster, threads=MemoryThreads(), thread_scope="slack@")
 
 
@@ -141,6 +141,19 @@ def test_a_hanging_slack_times_out(slack: SlackServer) -> None:
 
     assert (error.reason, error.retryable) == ("timeout", True)
     assert time.monotonic() - started < 3.0
+
+
+@pytest.mark.parametrize("incoming_webhook", [False, True], ids=["web-api", "incoming-webhook"])
+def test_a_trickled_answer_ends_by_the_deadline(slack: SlackServer, incoming_webhook: bool) -> None:
+    """slack_sdk's urllib bounds each read only: one byte every 0.2 s never timed out."""
+    slack.trickle()
+    sink = webhook_sink(slack, timeout=1.0) if incoming_webhook else bot_sink(slack, timeout=1.0)
+
+    started = time.monotonic()
+    error = send_error(sink)
+
+    assert (error.reason, error.retryable) == ("deadline", True)
+    assert time.monotonic() - started < 4.0
 
 
 def test_slack_unreachable_is_a_retryable_connection_error(slack: SlackServer) -> None:

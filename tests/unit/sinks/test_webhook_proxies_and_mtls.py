@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from notifier.sinks.proxies import bypassed, proxy_auth
-from notifier.sinks.slack.posting import ApiPoster
+from notifier.sinks.slack import ApiPoster, IncomingWebhookPoster, Poster
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.http_proxy import HttpProxy
 from tests.support.slack_server import TOKEN, SlackServer
@@ -106,20 +106,6 @@ def test_a_client_certificate_is_presented_to_a_receiver_that_requires_one(
         assert len(tls_server.received()) == 1
 
 
-@pytest.mark.parametrize("bypass", [False, True], ids=["proxied", "no-proxy"])
-def test_slack_follows_the_same_proxy_rules(
-    proxy: HttpProxy, monkeypatch: pytest.MonkeyPatch, bypass: bool
-) -> None:
-    monkeypatch.setenv("HTTP_PROXY", proxy.url)
-    if bypass:
-        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    with SlackServer() as slack:
-        poster = ApiPoster(token=TOKEN, channel="#ops", base_url=slack.api_url, timeout=5.0)
-        poster.post("hello", [], None)
-        assert [m.text for m in slack.messages()] == ["hello"]
-    assert bool(proxy.seen) is not bypass
-
-
 @pytest.mark.parametrize(
     ("host", "entries", "bypass"),
     [
@@ -143,3 +129,27 @@ def test_proxy_credentials_go_in_a_header_not_the_url() -> None:
     assert url == "http://proxy.example:3128"
     assert headers == {"Proxy-Authorization": "Basic dXNlcjpwQHNz"}  # user:p@ss
     assert proxy_auth("http://proxy.example:3128") == ("http://proxy.example:3128", {})
+
+
+@pytest.mark.parametrize("incoming_webhook", [False, True], ids=["web-api", "incoming-webhook"])
+def test_slack_goes_through_the_proxy_unless_no_proxy_names_it(
+    proxy: HttpProxy, monkeypatch: pytest.MonkeyPatch, incoming_webhook: bool
+) -> None:
+    """Slack's clients send through the same transport: the same proxy rules as webhooks."""
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    with SlackServer() as slack:
+        url = slack.webhook_url if incoming_webhook else f"{slack.api_url}chat.postMessage"
+        _slack_post(slack, incoming_webhook)
+        assert proxy.seen == [f"POST {url}"]
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        _slack_post(slack, incoming_webhook)
+        assert len(proxy.seen) == 1 and len(slack.messages()) == 2
+
+
+def _slack_post(slack: SlackServer, incoming_webhook: bool) -> None:
+    poster: Poster = (
+        IncomingWebhookPoster(url=slack.webhook_url, timeout=5.0)
+        if incoming_webhook
+        else ApiPoster(token=TOKEN, channel="#c", base_url=slack.api_url, timeout=5.0)
+    )
+    poster.post("hello", [], None)

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from notifier.sinks.transport import BadUrlError, Transport
 from notifier.sinks.webhook.failures import failure_for_exception
-from notifier.sinks.webhook.transport import BadUrlError, Transport
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
 OK_THEN_CLOSE = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"

@@ -1,5 +1,9 @@
 """``Transport``: POST over urllib3's keep-alive pools, within one deadline per send.
 
+The one HTTP stack of the sinks: the webhook sink posts through it, and the
+Slack sink's slack_sdk client sends its requests through it too
+(``slack.posting``), so both honour the same proxies and deadline.
+
 urllib3 brings what a sink needs and we no longer write ourselves: HTTP/1.1
 framing, bounded idle connections, TLS with a CA bundle and an optional
 client certificate (mTLS), and proxies (``notifier.sinks.proxies``).
@@ -9,8 +13,8 @@ trickles one byte a second, or answers ``100 Continue`` forever, kept a
 send going for minutes. So every send has a deadline; one watchdog thread
 shuts the connection's socket down when it passes, which ends whatever read
 or write is waiting, and the send fails as ``DeadlineExceededError``. The
-response body is read up to ``MAX_BODY_BYTES`` and the rest never is (the connection is then
-closed, not reused).
+response body is read up to ``max_body`` bytes (``MAX_BODY_BYTES`` unless the
+caller needs more) and the rest never is (the connection is then closed, not reused).
 
 Errors are not classified here (``failures`` does that); ``post`` raises
 what urllib3 raises, or ``DeadlineExceededError``. Thread-safe.
@@ -24,7 +28,7 @@ import socket
 import ssl
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
@@ -56,6 +60,8 @@ class DeadlineExceededError(TimeoutError):
 class Reply:
     status: int
     retry_after: str | None
+    body: bytes = b""  # at most the transport's ``max_body`` bytes
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,8 +223,10 @@ class Transport:
         tls: ssl.SSLContext | None = None,
         max_idle: int = 4,
         proxy: str | None = None,
+        max_body: int = MAX_BODY_BYTES,
     ) -> None:
         self._endpoint = endpoint(url)
+        self._max_body = max_body
         self._deadline = deadline
         self._timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
         self.proxy = proxy_for(self._endpoint.url, proxy)
@@ -259,12 +267,18 @@ class Transport:
             assert_same_host=False,
         )
         try:
-            response.read(MAX_BODY_BYTES, decode_content=False)
+            body = response.read(self._max_body, decode_content=False)
             if response.read(1, decode_content=False):
                 response.close()  # more than we read: the connection is not reused
         finally:
             response.release_conn()
-        return Reply(response.status, response.headers.get("Retry-After"))
+        headers = dict(response.headers.items())
+        return Reply(response.status, response.headers.get("Retry-After"), body, headers)
+
+    @property
+    def url(self) -> str:
+        """Where this transport posts (without any user:password)."""
+        return self._endpoint.url
 
     def close(self) -> None:
         self._pool.clear()
