@@ -58,7 +58,7 @@ from notifier.queue import RateLimitingQueue
 from notifier.source.client import RawClient
 from notifier.source.credentials import ClusterAccess, load_access
 from notifier.source.reflector import Reflector
-from notifier.source.resources import RESOURCES
+from notifier.source.resources import resource_for
 from notifier.source.store import Store
 from notifier.source.trimming import trim
 from notifier.workers.intake import Intake
@@ -164,7 +164,7 @@ class OurPipeline:
         self.queue = RateLimitingQueue[WorkKey]("bench-source")
         self.intake = Intake(self.queue, Known())
         self.reflector = Reflector(
-            resource=RESOURCES[Kind.POD],
+            resource=resource_for(Kind.POD),
             namespace=None,
             client=self.client,
             store=self.store,
@@ -185,7 +185,7 @@ class OurPipeline:
 
 def our_stage_rates(stream: Recorded, repeats: int) -> Result:
     """Events/s of decode alone and of decode + trim (drop + intern), best of ``repeats``."""
-    decoder, lines = RESOURCES[Kind.POD].event_decoder, stream.modified
+    decoder, lines = resource_for(Kind.POD).event_decoder, stream.modified
 
     def decode() -> None:
         for line in lines:
@@ -225,7 +225,7 @@ def our_throughput(stream: Recorded, repeats: int) -> Result:
 
 def our_cache(lines: Sequence[bytes]) -> Store:
     """Only the cache (Store + intern tables): what a cached Pod costs."""
-    decoder, store = RESOURCES[Kind.POD].event_decoder, Store(Kind.POD)
+    decoder, store = resource_for(Kind.POD).event_decoder, Store(Kind.POD)
     for line in lines:
         store.upsert(trim(decoder.decode(line).object))
     return store
@@ -233,7 +233,7 @@ def our_cache(lines: Sequence[bytes]) -> Store:
 
 def untrimmed_cache(lines: Sequence[bytes]) -> dict[ObjectKey, KubeObject]:
     """msgspec Structs as decoded, without trim's interning: what interning saves."""
-    decoder = RESOURCES[Kind.POD].event_decoder
+    decoder = resource_for(Kind.POD).event_decoder
     return {key_of(pod): pod for pod in (decoder.decode(line).object for line in lines)}
 
 

@@ -13,28 +13,61 @@ templates, and nobody may mutate what another thread is reading.
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import NewType
+from typing import Any, ClassVar, NewType
 
 import msgspec
+from pydantic_core import core_schema
 
 ObjectKey = NewType("ObjectKey", str)
 """``namespace/name`` (``name`` when cluster-scoped), as client-go's MetaNamespaceKeyFunc."""
 
 
-class Kind(StrEnum):
-    """The built-in kinds; each has one module in ``notifier.kinds``."""
+class Kind(str):
+    """A kind's name, as the API's ``kind`` field spells it.
 
-    POD = "Pod"
-    DEPLOYMENT = "Deployment"
-    SERVICE = "Service"
-    JOB = "Job"
-    STATEFULSET = "StatefulSet"
-    DAEMONSET = "DaemonSet"
-    NODE = "Node"
-    PVC = "PersistentVolumeClaim"
-    HPA = "HorizontalPodAutoscaler"
-    EVENT = "Event"
+    The built-in kinds are the constants below, each with a module in
+    ``notifier.kinds``; a custom resource's kind is whatever ``watch.resources``
+    declares. In a config file a kind is checked for its form here and for
+    being known (built in or declared) when the file is loaded.
+    """
+
+    __slots__ = ()
+
+    POD: ClassVar[Kind]
+    DEPLOYMENT: ClassVar[Kind]
+    SERVICE: ClassVar[Kind]
+    JOB: ClassVar[Kind]
+    STATEFULSET: ClassVar[Kind]
+    DAEMONSET: ClassVar[Kind]
+    NODE: ClassVar[Kind]
+    PVC: ClassVar[Kind]
+    HPA: ClassVar[Kind]
+    EVENT: ClassVar[Kind]
+
+    @property
+    def value(self) -> str:
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Kind({str.__str__(self)!r})"
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        text = core_schema.str_schema(pattern=KIND_PATTERN, max_length=63)
+        return core_schema.no_info_after_validator_function(cls, text)
+
+
+KIND_PATTERN = r"^[A-Z][A-Za-z0-9]*$"  # as the API writes kinds: UpperCamelCase
+Kind.POD = Kind("Pod")
+Kind.DEPLOYMENT = Kind("Deployment")
+Kind.SERVICE = Kind("Service")
+Kind.JOB = Kind("Job")
+Kind.STATEFULSET = Kind("StatefulSet")
+Kind.DAEMONSET = Kind("DaemonSet")
+Kind.NODE = Kind("Node")
+Kind.PVC = Kind("PersistentVolumeClaim")
+Kind.HPA = Kind("HorizontalPodAutoscaler")
+Kind.EVENT = Kind("Event")
 
 
 class Wire(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True, gc=False):

@@ -29,6 +29,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
+from notifier.config.kinds import declare_resources
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
 from notifier.config.validating import Problem, problems_of
@@ -131,7 +132,7 @@ def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config
         for problem in problems_of(exc, data, Config, hidden):
             report.add_problem(problem)
         return None
-    for path, message in _duplicate_sinks(config):
+    for path, message in [*_duplicate_sinks(config), *declare_resources(config.watch)]:
         report.add(path, message)
     return config
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from notifier.kinds.config import ResourceSpec
 from notifier.notifications import MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
@@ -27,8 +28,14 @@ class WatchConfig(_Section):
 
     namespaces: list[str] = []  # empty: all namespaces
     kinds: list[Kind] = [Kind.POD, Kind.DEPLOYMENT, Kind.SERVICE]
+    # Custom resources, each watched too, with states read from its fields (notifier.kinds.config).
+    resources: list[ResourceSpec] = Field(default=[], max_length=50)
     resync_seconds: float = Field(default=0.0, ge=0)  # 0: no periodic resync
     workers: int = Field(default=4, ge=1, le=64)
+
+    def watched(self) -> list[Kind]:
+        """Every kind to watch: ``kinds``, then each resource's (no repeats)."""
+        return list(dict.fromkeys([*self.kinds, *(resource.kind for resource in self.resources)]))
 
 
 class Config(_Section):

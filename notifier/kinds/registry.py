@@ -32,17 +32,41 @@ BUILT_IN: tuple[KindSpec[Any], ...] = (
     POD, DEPLOYMENT, SERVICE, JOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, EVENT
 )  # fmt: skip
 
+BUILT_IN_KINDS: tuple[Kind, ...] = tuple(spec.kind for spec in BUILT_IN)
 KINDS: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in BUILT_IN}
 _BY_TYPE: dict[type, KindSpec[Any]] = {spec.struct: spec for spec in BUILT_IN}
+_decoding: list[Any] = []  # [the union of every kind's Struct, its JSON decoder]
 
-_any_object: Any = KubeObject
-for _spec in BUILT_IN:
-    _any_object = _spec.struct if _any_object is KubeObject else _any_object | _spec.struct
-_object_decoder: msgspec.json.Decoder[KubeObject] = msgspec.json.Decoder(_any_object)
+
+def register(spec: KindSpec[Any]) -> None:
+    """Know a custom resource's kind from now on (``watch.resources``, read at load).
+
+    A kind declared again (a reload) replaces its earlier spec; objects already
+    decoded keep theirs. A built-in kind cannot be replaced.
+    """
+    if spec.kind in KINDS and KINDS[spec.kind] in BUILT_IN:
+        raise ValueError(f"{spec.kind} is a built-in kind")
+    KINDS[spec.kind] = spec
+    _BY_TYPE[spec.struct] = spec
+    _decoding.clear()
+
+
+def _union() -> Any:
+    """Every kind's Struct, built again after a registration."""
+    if not _decoding:
+        structs: Any = KubeObject
+        for spec in KINDS.values():
+            structs = spec.struct if structs is KubeObject else structs | spec.struct
+        _decoding.extend([structs, msgspec.json.Decoder(structs)])
+    return _decoding[0]
 
 
 def spec_for(kind: Kind) -> KindSpec[Any]:
     return KINDS[kind]
+
+
+def known(kind: str) -> bool:
+    return kind in KINDS
 
 
 def spec_of(obj: KubeObject) -> KindSpec[Any]:
@@ -57,17 +81,19 @@ def share(sharing: Sharing, obj: T) -> T:
 
 def decode_object(encoded: bytes) -> KubeObject:
     """Any kind's Struct back from its JSON (the kind is in it); raises ``msgspec.DecodeError``."""
-    return _object_decoder.decode(encoded)
+    _union()
+    obj: KubeObject = _decoding[1].decode(encoded)
+    return obj
 
 
 def convert_object(data: Any) -> KubeObject:
     """Any kind's Struct from decoded JSON (a dict with its ``kind``)."""
-    obj: KubeObject = msgspec.convert(data, type=_any_object)
+    obj: KubeObject = msgspec.convert(data, type=_union())
     return obj
 
 
 def severities() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Critical then warning state names of every kind, most pressing first, no repeats."""
-    critical = dict.fromkeys(name for spec in BUILT_IN for name in spec.critical)
-    warning = [name for spec in BUILT_IN for name in spec.warning if name not in critical]
+    critical = dict.fromkeys(name for spec in KINDS.values() for name in spec.critical)
+    warning = [name for spec in KINDS.values() for name in spec.warning if name not in critical]
     return tuple(critical), tuple(dict.fromkeys([*warning, "Deleted"]))

@@ -32,6 +32,7 @@ from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin
+from notifier.transitions.vocabulary import all_kinds
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})
@@ -134,7 +135,7 @@ class _Compiler:
             position=len(self._source.rules),
             action=Action.NOTIFY,
             matcher=Matcher(predicates),
-            kinds=frozenset(Kind),
+            kinds=all_kinds(),
             namespaces=None,
             sinks=self._enabled(defaults.sinks),
             forms=self._forms(self._enabled(defaults.sinks)),

@@ -36,9 +36,7 @@ from notifier.rules.matching import (
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
 from notifier.transitions.model import Origin
-from notifier.transitions.vocabulary import SIGNALS, STATES
-
-_ALL_KINDS = frozenset(Kind)
+from notifier.transitions.vocabulary import all_kinds, signals_for, states_for
 
 
 class MatchCompiler:
@@ -50,10 +48,11 @@ class MatchCompiler:
         self, match: MatchSpec, *, origins: frozenset[Origin], opt_out_annotation: str | None
     ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
         """The matcher, the kinds and the exact namespaces (None: any) to index it by."""
-        kinds = frozenset(match.kinds) or _ALL_KINDS
+        every = all_kinds()
+        kinds = self._known(match.kinds, every) or every
         namespaces = self._names(match.namespaces, ("namespaces",))
         candidates: list[Predicate | None] = [
-            KindIs(kinds) if kinds != _ALL_KINDS else None,
+            KindIs(kinds) if kinds != every else None,
             self._reaches(match.to, kinds),
             EventIs(frozenset(match.events)) if match.events else None,
             self._leaves(match.from_states, kinds),
@@ -70,6 +69,13 @@ class MatchCompiler:
         ]
         predicates = tuple(p for p in candidates if p is not None)
         return Matcher(predicates), kinds, namespaces.exact_names()
+
+    def _known(self, kinds: Sequence[Kind], every: frozenset[Kind]) -> frozenset[Kind]:
+        """The kinds named that are known; each unknown one is a problem."""
+        for position, kind in enumerate(kinds):
+            if kind not in every:
+                self._problems.add((*self._path, "kinds", position), unknown_kind(kind, every))
+        return frozenset(kinds) & every
 
     def _name_in(self, names: Sequence[str]) -> Predicate | None:
         compiled = self._names(names, ("names",))
@@ -111,13 +117,13 @@ class MatchCompiler:
         return predicate(selector)
 
     def _reaches(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        known = frozenset().union(*(STATES[kind] | SIGNALS[kind] for kind in kinds))
+        known = frozenset().union(*(states_for(kind) | signals_for(kind) for kind in kinds))
         self._check_words(names, "to", kinds, known)
         return Reaches(frozenset(names)) if names else None
 
     def _leaves(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        known = frozenset().union(*(STATES[kind] for kind in kinds))
-        signals = frozenset().union(*(SIGNALS[kind] for kind in kinds))
+        known = frozenset().union(*(states_for(kind) for kind in kinds))
+        signals = frozenset().union(*(signals_for(kind) for kind in kinds))
         for position, name in enumerate(names):
             if name in signals and name not in known:
                 message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
@@ -140,3 +146,12 @@ def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str]) -> s
     expected = ", ".join(sorted(known)) or "none"
     kind_text = "/".join(sorted(kinds))
     return f"unknown state or signal {name!r} for {kind_text}{hint}; expected one of: {expected}"
+
+
+def unknown_kind(kind: str, every: frozenset[Kind]) -> str:
+    close = difflib.get_close_matches(kind, sorted(every), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return (
+        f"unknown kind '{kind}'{hint}; expected one of: {', '.join(sorted(every))}, "
+        "or a custom resource's kind declared under watch.resources"
+    )

@@ -5,17 +5,32 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import msgspec
 
 from notifier.kinds.registry import convert_object
+from notifier.objects import Kind
 from notifier.rules.holding import Held
 from notifier.state import HeldMembers, HeldRow
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.service")
 
-_encoder = msgspec.json.Encoder()
+
+def _kind_as_text(value: Any) -> Any:
+    if isinstance(value, Kind):
+        return str.__str__(value)
+    raise NotImplementedError(f"cannot encode {type(value).__name__}")
+
+
+def _text_as_kind(wanted: type, value: Any) -> Any:
+    if wanted is Kind and isinstance(value, str):
+        return Kind(value)
+    raise NotImplementedError(f"cannot decode {wanted.__name__}")
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_kind_as_text)
 
 
 def _decoded(encoded: bytes) -> Transition:
@@ -24,7 +39,8 @@ def _decoded(encoded: bytes) -> Transition:
     if not isinstance(data, dict):
         raise msgspec.ValidationError("expected a transition object")
     old, new = data.get("old"), data.get("new")
-    transition = msgspec.convert({**data, "old": None, "new": None}, type=Transition)
+    blank = {**data, "old": None, "new": None}
+    transition = msgspec.convert(blank, type=Transition, dec_hook=_text_as_kind)
     return replace(
         transition,
         old=None if old is None else convert_object(old),

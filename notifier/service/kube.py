@@ -12,11 +12,12 @@ from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
 from notifier.source.informer import scopes
 from notifier.source.namespaces import PATH as NAMESPACES_PATH
-from notifier.source.resources import RESOURCES
+from notifier.source.resources import resource_for
 
 log = logging.getLogger("notifier.service")
 
 FORBIDDEN = 403
+NOT_FOUND = 404
 UNAUTHORIZED = 401
 
 
@@ -46,9 +47,9 @@ def check_access(
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
     lists = [
-        (RESOURCES[kind].path(namespace), RESOURCES[kind].plural, _group(kind), namespace)
+        (resource_for(kind).path(namespace), resource_for(kind).plural, _group(kind), namespace)
         for kind in kinds
-        for namespace in scopes(RESOURCES[kind], namespaces)
+        for namespace in scopes(resource_for(kind), namespaces)
     ]
     if namespace_labels:
         lists.append((NAMESPACES_PATH, "namespaces", "v1", None))
@@ -58,7 +59,7 @@ def check_access(
 
 
 def _group(kind: Kind) -> str:
-    return RESOURCES[kind].api.group_version
+    return resource_for(kind).api.group_version
 
 
 def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: str | None) -> bool:
@@ -69,6 +70,13 @@ def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: 
         log.warning("API server not reachable yet (%s); the informers will retry", err)
         return False
     except ApiError as err:
+        if err.status == NOT_FOUND:
+            crd = f"{plural}.{group.split('/', maxsplit=1)[0]}"
+            raise KubeAccessError(
+                f"the API server does not serve {plural} in {group}: is its "
+                f"CustomResourceDefinition installed (kubectl get crd {crd})? "
+                "Install it, or take the resource out of watch.resources / watch.kinds."
+            ) from err
         if err.status not in (FORBIDDEN, UNAUTHORIZED):
             log.warning("access check for %s: %s; continuing", plural, err)
             return True

@@ -100,7 +100,7 @@ def run(opts: RunOptions) -> int:
     try:
         raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
         uses_labels = holder.current.config.uses_namespace_labels()
-        check_access(raw, watch.kinds, watch.namespaces, namespace_labels=uses_labels)
+        check_access(raw, watch.watched(), watch.namespaces, namespace_labels=uses_labels)
     except KubeAccessError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)
         return EXIT_ACCESS
@@ -164,7 +164,7 @@ class _Service:
     def _build_pipeline(self, raw: RawClient) -> None:
         config, opts = self.holder.current.config, self.opts
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
-        seen = DurableSeen(self.state.seen, config.watch.kinds) if self.state else None
+        seen = DurableSeen(self.state.seen, config.watch.watched()) if self.state else None
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
@@ -178,7 +178,7 @@ class _Service:
                 settings=settings,
                 resync_seconds=config.watch.resync_seconds,
             )
-            for kind in config.watch.kinds
+            for kind in config.watch.watched()
         ]
         observe = self.decisions.record if self.decisions else _ignore
         self.workers = Workers(

@@ -17,7 +17,7 @@ from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
 from notifier.source.reflector import Reflector, ReflectorSettings
-from notifier.source.resources import RESOURCES, Resource
+from notifier.source.resources import Resource, resource_for
 from notifier.source.store import Store
 from notifier.supervision import supervised
 from notifier.transitions.model import Origin
@@ -48,7 +48,7 @@ class Informer:
         self._threads: list[threading.Thread] = []
         self.reflectors = [
             Reflector(
-                resource=RESOURCES[kind],
+                resource=resource_for(kind),
                 namespace=namespace,
                 client=self._client,
                 store=self.store,
@@ -56,7 +56,7 @@ class Informer:
                 settings=settings,
                 clock=clock,
             )
-            for namespace in scopes(RESOURCES[kind], namespaces)
+            for namespace in scopes(resource_for(kind), namespaces)
         ]
         metrics.CACHED_OBJECTS.labels(kind.value).set_function(lambda: len(self.store))
         metrics.ACTIVITY_AGE.labels(kind.value).set_function(self.seconds_since_activity)

@@ -87,7 +87,17 @@ def _resource(spec: KindSpec[Any]) -> Resource:
     )
 
 
-RESOURCES: dict[Kind, Resource] = {kind: _resource(spec) for kind, spec in KINDS.items()}
+_RESOURCES: dict[Kind, tuple[KindSpec[Any], Resource]] = {}
+
+
+def resource_for(kind: Kind) -> Resource:
+    """The kind's place in the API with its decoders (made once per spec of the kind)."""
+    spec = KINDS[kind]
+    made = _RESOURCES.get(kind)
+    if made is None or made[0] is not spec:
+        made = _RESOURCES[kind] = (spec, _resource(spec))
+    return made[1]
+
 
 ERROR_DECODER = msgspec.json.Decoder(ErrorEvent)
 BARE_DECODER = msgspec.json.Decoder(BareEvent)
@@ -119,4 +129,4 @@ def decode_event(resource: Resource, line: bytes) -> WatchEvent[KubeObject] | Bo
     return event
 
 
-__all__ = ["RESOURCES", "Bookmark", "KubeObject", "Resource", "Status", "decode_event"]
+__all__ = ["Bookmark", "KubeObject", "Resource", "Status", "decode_event", "resource_for"]

@@ -61,7 +61,7 @@ class Known:
 
     def keys(self, kind: Kind) -> list[WorkKey]:
         with self._lock:
-            return [key for key in self._objects if key.kind is kind]
+            return [key for key in self._objects if key.kind == kind]
 
     def set(self, key: WorkKey, obj: KubeObject | None) -> None:
         with self._lock:

@@ -17,7 +17,7 @@ from notifier.source.client import RawClient
 from notifier.source.credentials import ClusterAccess, load_access
 from notifier.source.informer import Informer
 from notifier.source.reflector import ReflectorSettings
-from notifier.source.resources import RESOURCES
+from notifier.source.resources import resource_for
 from notifier.transitions.model import EventType, Transition
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
@@ -179,7 +179,7 @@ def pipeline(
 def fresh_list(
     raw: RawClient, kind: Kind, namespace: str | None = None
 ) -> dict[ObjectKey, KubeObject]:
-    resource = RESOURCES[kind]
+    resource = resource_for(kind)
     body = resource.list_decoder.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
 
@@ -218,7 +218,7 @@ def assert_true_history(pipe: Pipeline, kind: Kind, namespace: str) -> None:
     breaks the chain (its ``old`` is not the previous ``new``).
     """
     final = {k: _ident(o) for k, o in fresh_list(pipe.raw, kind, namespace).items()}
-    keys = {k for (kd, k) in pipe.stage.by_key if kd is kind and k.startswith(namespace + "/")}
+    keys = {k for (kd, k) in pipe.stage.by_key if kd == kind and k.startswith(namespace + "/")}
     for key in keys | set(final):
         chain = pipe.stage.by_key.get((kind, key), [])
         state: tuple[str, str] | None = None

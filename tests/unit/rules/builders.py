@@ -219,4 +219,4 @@ def ruleset(
     )
 
 
-ALL_KINDS = tuple(Kind)
+ALL_KINDS = tuple(KINDS)

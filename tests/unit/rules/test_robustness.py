@@ -8,7 +8,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notifier.kinds.registry import KINDS
+from notifier.kinds.registry import BUILT_IN_KINDS, KINDS
 from notifier.objects import Kind, ObjectKey
 from notifier.rules.engine import RulesEngine
 from notifier.rules.probing import EvalContext, Probe
@@ -97,7 +97,7 @@ def _object(draw: st.DrawFn, kind: Kind) -> Any:
 
 @st.composite
 def transitions(draw: st.DrawFn) -> Transition:
-    kind = draw(st.sampled_from(list(Kind)))
+    kind = draw(st.sampled_from(list(BUILT_IN_KINDS)))
     first, second = (_object(draw, kind) for _ in range(2))
     event = draw(st.sampled_from(list(EventType)))
     paths = draw(st.lists(st.sampled_from(["spec.ports", "status.phase", "spec", ""]), max_size=3))

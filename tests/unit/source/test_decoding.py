@@ -15,14 +15,15 @@ import pytest
 
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.pod import Pod
+from notifier.kinds.registry import BUILT_IN_KINDS
 from notifier.kinds.service import Service
 from notifier.objects import Kind
 from notifier.source.resources import (
     ERROR_DECODER,
-    RESOURCES,
     STATUS_DECODER,
     Bookmark,
     decode_event,
+    resource_for,
 )
 
 
@@ -201,7 +202,7 @@ EXPIRED = _status(410, "Expired", "too old resource version: 183000 (184150)")
 
 def test_a_pod_event_decodes_into_the_trimmed_pod() -> None:
     line = _line({"type": "MODIFIED", "object": CRASHLOOP_POD})
-    event = RESOURCES[Kind.POD].event_decoder.decode(line)
+    event = resource_for(Kind.POD).event_decoder.decode(line)
     pod = event.object
     assert event.type == "MODIFIED"
     assert isinstance(pod, Pod)
@@ -219,7 +220,7 @@ def test_a_pod_event_decodes_into_the_trimmed_pod() -> None:
 
 
 def test_a_deployment_event_decodes_into_a_deployment() -> None:
-    event = RESOURCES[Kind.DEPLOYMENT].event_decoder.decode(
+    event = resource_for(Kind.DEPLOYMENT).event_decoder.decode(
         _line({"type": "ADDED", "object": DEPLOYMENT})
     )
     deployment = event.object
@@ -230,7 +231,7 @@ def test_a_deployment_event_decodes_into_a_deployment() -> None:
 
 
 def test_a_service_event_keeps_named_and_numbered_target_ports() -> None:
-    event = RESOURCES[Kind.SERVICE].event_decoder.decode(
+    event = resource_for(Kind.SERVICE).event_decoder.decode(
         _line({"type": "DELETED", "object": SERVICE})
     )
     service = event.object
@@ -317,43 +318,43 @@ BOOKMARKS: dict[Kind, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("kind", list(Kind))
+@pytest.mark.parametrize("kind", list(BUILT_IN_KINDS))
 def test_a_bookmark_decodes_and_carries_its_resource_version(kind: Kind) -> None:
     """Real bookmarks carry ``"containers": null`` (no omitempty in Go) for Pods and
     Deployments: the typed decode fails and decode_event must still see a bookmark."""
     bookmark = dict(BOOKMARKS[kind])
     bookmark["metadata"] = {"resourceVersion": "184501", "creationTimestamp": None}
-    event = decode_event(RESOURCES[kind], _line({"type": "BOOKMARK", "object": bookmark}))
+    event = decode_event(resource_for(kind), _line({"type": "BOOKMARK", "object": bookmark}))
     assert event == Bookmark("184501")
 
 
 def test_an_event_of_another_kind_is_rejected() -> None:
     line = _line({"type": "ADDED", "object": DEPLOYMENT})
     with pytest.raises(msgspec.ValidationError):
-        RESOURCES[Kind.POD].event_decoder.decode(line)
+        resource_for(Kind.POD).event_decoder.decode(line)
 
 
 def test_a_truncated_line_is_a_decode_error() -> None:
     line = _line({"type": "ADDED", "object": CRASHLOOP_POD})[:200]
     with pytest.raises(msgspec.DecodeError):
-        RESOURCES[Kind.POD].event_decoder.decode(line)
+        resource_for(Kind.POD).event_decoder.decode(line)
 
 
 # -- ERROR events and error bodies --------------------------------------------------------------
 
 
-@pytest.mark.parametrize("kind", list(Kind))
+@pytest.mark.parametrize("kind", list(BUILT_IN_KINDS))
 def test_an_error_event_is_not_an_object_event_for_any_kind(kind: Kind) -> None:
     line = _line({"type": "ERROR", "object": EXPIRED})
     with pytest.raises(msgspec.ValidationError):
-        RESOURCES[kind].event_decoder.decode(line)
+        resource_for(kind).event_decoder.decode(line)
 
 
 def test_an_error_event_without_type_meta_is_not_an_object_event_either() -> None:
     # An older or proxied server might omit kind; the "status" string still cannot be a Pod.
     status = {key: value for key, value in EXPIRED.items() if key not in ("kind", "apiVersion")}
     with pytest.raises(msgspec.ValidationError):
-        RESOURCES[Kind.POD].event_decoder.decode(_line({"type": "ERROR", "object": status}))
+        resource_for(Kind.POD).event_decoder.decode(_line({"type": "ERROR", "object": status}))
 
 
 def test_a_410_error_event_gives_code_reason_and_message() -> None:
@@ -400,7 +401,7 @@ def test_a_first_page_carries_the_continue_token_and_the_list_version() -> None:
         [CRASHLOOP_POD],
         {"resourceVersion": "184400", "continue": CONTINUE, "remainingItemCount": 4499},
     )
-    page = RESOURCES[Kind.POD].list_decoder.decode(body)
+    page = resource_for(Kind.POD).list_decoder.decode(body)
     assert page.metadata.continue_ == CONTINUE
     assert page.metadata.resource_version == "184400"
     assert [type(item) for item in page.items] == [Pod]
@@ -409,20 +410,20 @@ def test_a_first_page_carries_the_continue_token_and_the_list_version() -> None:
 
 def test_the_last_page_has_no_continue_token() -> None:
     body = _page("PodList", [CRASHLOOP_POD], {"resourceVersion": "184400"})
-    assert RESOURCES[Kind.POD].list_decoder.decode(body).metadata.continue_ == ""
+    assert resource_for(Kind.POD).list_decoder.decode(body).metadata.continue_ == ""
 
 
 def test_an_empty_list_may_omit_items() -> None:
     body = _line({"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}})
-    page = RESOURCES[Kind.SERVICE].list_decoder.decode(body)
+    page = resource_for(Kind.SERVICE).list_decoder.decode(body)
     assert (page.items, page.metadata.resource_version) == ([], "7")
 
 
 def test_deployment_and_service_lists_decode_into_their_kinds() -> None:
-    deployments = RESOURCES[Kind.DEPLOYMENT].list_decoder.decode(
+    deployments = resource_for(Kind.DEPLOYMENT).list_decoder.decode(
         _page("DeploymentList", [DEPLOYMENT], {"resourceVersion": "1"})
     )
-    services = RESOURCES[Kind.SERVICE].list_decoder.decode(
+    services = resource_for(Kind.SERVICE).list_decoder.decode(
         _page("ServiceList", [SERVICE], {"resourceVersion": "1"})
     )
     assert [type(item) for item in deployments.items] == [Deployment]
@@ -451,4 +452,4 @@ def test_an_expired_continue_token_is_a_410_status_body() -> None:
     ],
 )
 def test_resource_paths(kind: Kind, namespace: str | None, path: str) -> None:
-    assert RESOURCES[kind].path(namespace) == path
+    assert resource_for(kind).path(namespace) == path

@@ -14,7 +14,7 @@ from notifier.transitions.detecting import detect, detect_all, signals_between
 from notifier.transitions.model import EventType, Origin
 from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of
-from notifier.transitions.vocabulary import SIGNALS, STATES
+from notifier.transitions.vocabulary import signals_for, states_for
 from tests.unit.transitions.odd_objects import any_object, pairs
 
 # Objects are deep: generation is slow by design, and a loaded CI machine must not flake.
@@ -28,7 +28,7 @@ def _detect(old: KubeObject | None, new: KubeObject | None) -> Any:
 @FEW
 @given(any_object())
 def test_states_are_vocabulary_words(obj: KubeObject) -> None:
-    assert states_of(obj) <= STATES[kind_of(obj)]
+    assert states_of(obj) <= states_for(kind_of(obj))
 
 
 @FEW
@@ -67,8 +67,8 @@ def test_update_uses_only_vocabulary_words(pair: tuple[KubeObject, KubeObject]) 
         return
     kind = kind_of(new)
     assert found.event is EventType.UPDATED
-    assert found.old_states | found.new_states <= STATES[kind]
-    assert found.signals <= SIGNALS[kind]
+    assert found.old_states | found.new_states <= states_for(kind)
+    assert found.signals <= signals_for(kind)
     assert found.changes == changes_between(old, new)
 
 

@@ -1,0 +1,135 @@
+"""Custom resources from config: loaded, checked, states read from real-shaped objects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from notifier.config import ConfigError, read_config_text
+from notifier.kinds.registry import KINDS, share
+from notifier.kinds.sharing import Sharing
+from notifier.objects import Kind
+from notifier.rules.facts import single_context
+from notifier.transitions.detecting import detect
+from notifier.transitions.model import Origin
+from notifier.transitions.states import states_of
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples" / "custom-resources.yaml"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _declared() -> None:
+    read_config_text(EXAMPLES.read_text(), "custom-resources.yaml", environ={})
+
+
+def _object(kind: str, **body: Any) -> Any:
+    doc = {"kind": kind, "metadata": {"name": "web", "namespace": "shop", "uid": "u1"}, **body}
+    return msgspec.json.decode(msgspec.json.encode(doc), type=KINDS[Kind(kind)].struct)
+
+
+def _condition(kind: str, status: str, reason: str = "", message: str = "") -> dict[str, str]:
+    return {"type": kind, "status": status, "reason": reason, "message": message}
+
+
+def test_a_certificate_that_fails_to_renew_leaves_ready_with_its_reason() -> None:
+    ready = _object(
+        "Certificate",
+        spec={"secretName": "web-tls"},
+        status={"conditions": [_condition("Ready", "True", "Ready")]},
+    )
+    why = "Issuing certificate as Secret does not exist"
+    failing = _object(
+        "Certificate",
+        status={
+            "conditions": [
+                _condition("Ready", "False", "DoesNotExist", why),
+                _condition("Issuing", "True", "DoesNotExist"),
+            ]
+        },
+    )
+    transition = detect(ready, failing, origin=Origin.LIVE, observed_at=1.0, correlation_id="c")
+    assert transition is not None
+    assert transition.entered == {"NotReady", "Issuing"} and transition.left == {"Ready"}
+    context = single_context(transition, cluster="", rule="r", owner=None)
+    assert (context["reason"], context["severity"]) == ("DoesNotExist", "critical")
+    assert "spec" not in msgspec.structs.asdict(ready)  # only what the states read is kept
+
+
+def test_a_degraded_rollout_reads_its_phase_and_message() -> None:
+    rollout = _object(
+        "Rollout", status={"phase": "Degraded", "message": "ProgressDeadlineExceeded"}
+    )
+    assert states_of(rollout) == {"Degraded"}
+    healthy = _object("Rollout", status={"phase": "Healthy"})
+    transition = detect(healthy, rollout, origin=Origin.LIVE, observed_at=1.0, correlation_id="r")
+    assert transition is not None
+    assert [(c.path, c.old, c.new) for c in transition.changes] == [
+        ("status.phase", "Healthy", "Degraded"),
+        ("status.message", None, "ProgressDeadlineExceeded"),
+    ]
+    context = single_context(transition, cluster="", rule="r", owner=None)
+    assert context["message"] == "ProgressDeadlineExceeded"
+
+
+def test_a_field_holding_an_object_is_kept_as_bounded_text() -> None:
+    odd = _object("Rollout", status={"phase": {"nested": ["x" * 10_000]}, "message": 7})
+    kept = share(Sharing(), odd)
+    assert isinstance(kept.status.phase, str) and len(kept.status.phase) == 256
+    assert states_of(kept) == frozenset() and kept.status.message == 7
+
+
+def test_a_stalled_kustomization_is_critical() -> None:
+    conditions = [_condition("Ready", "False", "BuildFailed"), _condition("Stalled", "True")]
+    stalled = _object("Kustomization", status={"conditions": conditions})
+    assert states_of(stalled) == {"NotReady", "Stalled"}
+
+
+def _widget(**extra: Any) -> dict[str, Any]:
+    return {"kind": "Widget", "version": "v1", "resource": "widgets", **extra}
+
+
+def _state(**rule: Any) -> dict[str, Any]:
+    return {"Up": rule}
+
+
+@pytest.mark.parametrize(
+    ("resource", "expected"),
+    [
+        ({"kind": "Pod", "version": "v1", "resource": "pods"}, "Pod is a built-in kind"),
+        (_widget(states=_state(field="status.up")), "'field' needs 'equals'"),
+        (_widget(states=_state(condition="Up", field="status.up", equals=1)), "either"),
+        (_widget(states=_state(field="status[0]", equals=1)), "should match pattern"),
+        (_widget(resource="Widgets!"), "should match pattern"),
+        (_widget(critical=["Down"]), "name states not under 'states'"),
+    ],
+    ids=["built-in", "field-without-equals", "both", "bad-path", "bad-plural", "bad-severity"],
+)
+def test_a_bad_resource_is_refused_with_its_place(resource: dict[str, Any], expected: str) -> None:
+    text = msgspec.json.encode({"watch": {"resources": [resource]}}).decode()
+    with pytest.raises(ConfigError) as caught:
+        read_config_text(text, "c.yaml", environ={})
+    assert expected in str(caught.value)
+    assert "watch.resources[0]" in str(caught.value)
+
+
+def test_rules_name_declared_kinds_and_their_states_only() -> None:
+    config = """
+watch:
+  resources:
+    - {kind: Gadget, group: example.com, version: v1, resource: gadgets,
+       states: {Broken: {field: status.state, equals: broken}}}
+rules:
+  - {name: a, match: {kinds: [Gadget], to: [Brokn]}}
+  - {name: b, match: {kinds: [Gizmo]}}
+"""
+    with pytest.raises(ConfigError) as caught:
+        read_config_text(config, "c.yaml", environ={})
+    report = str(caught.value)
+    assert (
+        "rules[0].match.to[0]: unknown state or signal 'Brokn' for Gadget (did you mean 'Broken'?)"
+        in report
+    )
+    assert "rules[1].match.kinds[0]: unknown kind 'Gizmo'" in report
