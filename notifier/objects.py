@@ -37,6 +37,7 @@ class Kind(str):
     DEPLOYMENT: ClassVar[Kind]
     SERVICE: ClassVar[Kind]
     JOB: ClassVar[Kind]
+    CRONJOB: ClassVar[Kind]
     STATEFULSET: ClassVar[Kind]
     DAEMONSET: ClassVar[Kind]
     NODE: ClassVar[Kind]
@@ -62,6 +63,7 @@ Kind.POD = Kind("Pod")
 Kind.DEPLOYMENT = Kind("Deployment")
 Kind.SERVICE = Kind("Service")
 Kind.JOB = Kind("Job")
+Kind.CRONJOB = Kind("CronJob")
 Kind.STATEFULSET = Kind("StatefulSet")
 Kind.DAEMONSET = Kind("DaemonSet")
 Kind.NODE = Kind("Node")

@@ -10,16 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import msgspec
-
 from notifier.kinds.deployment import replica_counts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     diff_template,
-    share_template,
+    share_workload,
     template_signals,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
@@ -80,14 +77,6 @@ def _facts(ds: DaemonSet, old: DaemonSet | None) -> Facts:
     return facts(replicas=text)
 
 
-def _share(sharing: Sharing, ds: DaemonSet) -> DaemonSet:
-    return msgspec.structs.replace(
-        ds,
-        metadata=sharing.metadata(ds.metadata),
-        spec=msgspec.structs.replace(ds.spec, template=share_template(sharing, ds.spec.template)),
-    )
-
-
 DAEMONSET = KindSpec(
     kind=Kind.DAEMONSET,
     struct=DaemonSet,
@@ -109,6 +98,6 @@ DAEMONSET = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=share_workload,
     warning=("Unavailable", "Misscheduled"),
 )

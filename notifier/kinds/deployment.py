@@ -19,7 +19,7 @@ from notifier.kinds.workload import (
     condition,
     condition_is,
     diff_template,
-    share_template,
+    share_workload,
     template_signals,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
@@ -178,12 +178,10 @@ def _is_trouble(cond: Condition) -> bool:
 
 
 def _share(sharing: Sharing, deployment: Deployment) -> Deployment:
-    spec, status = deployment.spec, deployment.status
+    shared: Deployment = share_workload(sharing, deployment)
+    conditions = sharing.conditions(deployment.status.conditions)
     return msgspec.structs.replace(
-        deployment,
-        metadata=sharing.metadata(deployment.metadata),
-        spec=msgspec.structs.replace(spec, template=share_template(sharing, spec.template)),
-        status=msgspec.structs.replace(status, conditions=sharing.conditions(status.conditions)),
+        shared, status=msgspec.structs.replace(deployment.status, conditions=conditions)
     )
 
 

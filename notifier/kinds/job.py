@@ -22,7 +22,7 @@ from notifier.kinds.workload import (
     condition,
     condition_is,
     diff_template,
-    share_template,
+    share_workload,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
 
@@ -102,13 +102,10 @@ def _facts(job: Job, old: Job | None) -> Facts:
 
 
 def _share(sharing: Sharing, job: Job) -> Job:
+    shared: Job = share_workload(sharing, job)
+    conditions = sharing.conditions(job.status.conditions)
     return msgspec.structs.replace(
-        job,
-        metadata=sharing.metadata(job.metadata),
-        spec=msgspec.structs.replace(job.spec, template=share_template(sharing, job.spec.template)),
-        status=msgspec.structs.replace(
-            job.status, conditions=sharing.conditions(job.status.conditions)
-        ),
+        shared, status=msgspec.structs.replace(job.status, conditions=conditions)
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from notifier.kinds.cronjob import CRONJOB
 from notifier.kinds.daemonset import DAEMONSET
 from notifier.kinds.deployment import DEPLOYMENT
 from notifier.kinds.event import EVENT
@@ -29,7 +30,7 @@ from notifier.objects import Kind, KubeObject
 T = TypeVar("T", bound=KubeObject)
 
 BUILT_IN: tuple[KindSpec[Any], ...] = (
-    POD, DEPLOYMENT, SERVICE, JOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, EVENT
+    POD, DEPLOYMENT, SERVICE, JOB, CRONJOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, EVENT
 )  # fmt: skip
 
 BUILT_IN_KINDS: tuple[Kind, ...] = tuple(spec.kind for spec in BUILT_IN)

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import msgspec
-
 from notifier.kinds.deployment import replica_counts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     diff_template,
-    share_template,
+    share_workload,
     template_signals,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
@@ -101,14 +98,6 @@ def _facts(sts: StatefulSet, old: StatefulSet | None) -> Facts:
     )
 
 
-def _share(sharing: Sharing, sts: StatefulSet) -> StatefulSet:
-    return msgspec.structs.replace(
-        sts,
-        metadata=sharing.metadata(sts.metadata),
-        spec=msgspec.structs.replace(sts.spec, template=share_template(sharing, sts.spec.template)),
-    )
-
-
 STATEFULSET = KindSpec(
     kind=Kind.STATEFULSET,
     struct=StatefulSet,
@@ -130,6 +119,6 @@ STATEFULSET = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=share_workload,
     warning=("Unavailable",),
 )

@@ -9,6 +9,7 @@ every workload with a template has.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import msgspec
 
@@ -66,6 +67,12 @@ def share_template(sharing: Sharing, template: PodTemplateSpec) -> PodTemplateSp
         metadata=sharing.metadata(template.metadata),
         spec=share_pod_spec(sharing, template.spec),
     )
+
+
+def share_workload(sharing: Sharing, obj: Any) -> Any:
+    """A workload with its metadata and pod template shared (``obj.spec.template``)."""
+    spec = msgspec.structs.replace(obj.spec, template=share_template(sharing, obj.spec.template))
+    return msgspec.structs.replace(obj, metadata=sharing.metadata(obj.metadata), spec=spec)
 
 
 def template_signals(

@@ -6,6 +6,7 @@ from typing import Any
 
 import msgspec
 
+from notifier.kinds.cronjob import CronJob
 from notifier.kinds.daemonset import DaemonSet
 from notifier.kinds.job import Job
 from notifier.kinds.registry import spec_of
@@ -14,6 +15,7 @@ from notifier.objects import KubeObject
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
+from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of
 
 
@@ -106,3 +108,23 @@ def test_every_workload_change_renders_a_change_for_what_moved() -> None:
     paths = {change.path for change in _detect(old, new).changes}
     assert paths == {"status.active", "status.failed"}
     assert spec_of(new).kind == "Job"
+
+
+def _cron(suspend: bool, active: int, last: str | None) -> CronJob:
+    doc = {
+        "metadata": {"name": "backup", "namespace": "ops", "uid": "c1"},
+        "spec": {"schedule": "0 3 * * *", "suspend": suspend, "jobTemplate": {"spec": {}}},
+        "status": {"active": [{"kind": "Job", "name": "backup-1"}] * active,
+                   "lastScheduleTime": last},
+    }  # fmt: skip
+    return msgspec.convert(doc, type=CronJob)
+
+
+def test_a_cronjob_run_is_a_signal_and_its_failed_job_names_it_as_owner() -> None:
+    idle = _cron(False, 0, "2026-11-23T03:00:00Z")
+    running = _cron(False, 1, "2026-11-24T03:00:00Z")
+    started = _detect(idle, running)
+    assert started.entered == {"Active"} and "Scheduled" in started.signals
+    assert states_of(_cron(True, 0, None)) == {"Suspended"}
+    failed = _job({"failed": 1, "conditions": [FAILED]})
+    assert owner_of(failed) == ("CronJob", "backup")

@@ -271,6 +271,18 @@ BOOKMARKS: dict[Kind, dict[str, Any]] = {
         "spec": {"template": _TEMPLATE},
         "status": {},
     },
+    Kind.CRONJOB: {
+        "kind": "CronJob",
+        "apiVersion": "batch/v1",
+        "spec": {
+            "schedule": "",
+            "jobTemplate": {
+                "metadata": {"creationTimestamp": None},
+                "spec": {"template": _TEMPLATE},
+            },
+        },
+        "status": {},
+    },
     Kind.STATEFULSET: {
         "kind": "StatefulSet",
         "apiVersion": "apps/v1",
