@@ -9,11 +9,8 @@ the controller knows the schedule, so we do not guess it.
 
 from __future__ import annotations
 
-import msgspec
-
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
-from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
+from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts, shared_spec
 from notifier.objects import Kind, KubeObject, OwnerReference, Wire
 
 
@@ -71,12 +68,6 @@ def _facts(cron: CronJob, old: CronJob | None) -> Facts:
     return facts(replicas=f"schedule {cron.spec.schedule}, last run {last}")
 
 
-def _share(sharing: Sharing, cron: CronJob) -> CronJob:
-    return msgspec.structs.replace(
-        cron, metadata=sharing.metadata(cron.metadata), spec=sharing.values.intern(cron.spec)
-    )
-
-
 CRONJOB = KindSpec(
     kind=Kind.CRONJOB,
     struct=CronJob,
@@ -94,5 +85,5 @@ CRONJOB = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=shared_spec,
 )

@@ -12,14 +12,13 @@ from collections.abc import Iterator
 import msgspec
 
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     condition,
     condition_is,
     diff_template,
-    share_workload,
+    share_workload_and_conditions,
     template_signals,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
@@ -177,14 +176,6 @@ def _is_trouble(cond: Condition) -> bool:
     return cond.status == "False"
 
 
-def _share(sharing: Sharing, deployment: Deployment) -> Deployment:
-    shared: Deployment = share_workload(sharing, deployment)
-    conditions = sharing.conditions(deployment.status.conditions)
-    return msgspec.structs.replace(
-        shared, status=msgspec.structs.replace(deployment.status, conditions=conditions)
-    )
-
-
 DEPLOYMENT = KindSpec(
     kind=Kind.DEPLOYMENT,
     struct=Deployment,
@@ -211,7 +202,7 @@ DEPLOYMENT = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=share_workload_and_conditions,
     critical=("Stuck", "ReplicaFailure"),
     warning=("Unavailable",),
 )

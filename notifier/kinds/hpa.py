@@ -9,12 +9,9 @@ scale subresource failed). ``MetricsUnavailable``: ``ScalingActive`` is
 
 from __future__ import annotations
 
-import msgspec
-
 from notifier.kinds.deployment import trouble_facts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
-from notifier.kinds.spec import ApiResource, Facts, KindSpec
+from notifier.kinds.spec import ApiResource, Facts, KindSpec, shared_spec
 from notifier.kinds.workload import condition, condition_is
 from notifier.objects import Condition, Kind, KubeObject, Wire
 
@@ -76,12 +73,6 @@ def _facts(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None) ->
     return trouble_facts(status.conditions, replicas=text)
 
 
-def _share(sharing: Sharing, hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
-    return msgspec.structs.replace(
-        hpa, metadata=sharing.metadata(hpa.metadata), spec=sharing.values.intern(hpa.spec)
-    )
-
-
 HPA = KindSpec(
     kind=Kind.HPA,
     struct=HorizontalPodAutoscaler,
@@ -98,6 +89,6 @@ HPA = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=shared_spec,
     warning=("AtMaxReplicas", "UnableToScale", "MetricsUnavailable"),
 )

@@ -11,18 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import msgspec
-
 from notifier.kinds.deployment import replica_counts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     condition,
     condition_is,
     diff_template,
-    share_workload,
+    share_workload_and_conditions,
 )
 from notifier.objects import Condition, Kind, KubeObject, Wire
 
@@ -101,14 +98,6 @@ def _facts(job: Job, old: Job | None) -> Facts:
     return facts(chosen.reason, chosen.message, counts)
 
 
-def _share(sharing: Sharing, job: Job) -> Job:
-    shared: Job = share_workload(sharing, job)
-    conditions = sharing.conditions(job.status.conditions)
-    return msgspec.structs.replace(
-        shared, status=msgspec.structs.replace(job.status, conditions=conditions)
-    )
-
-
 JOB = KindSpec(
     kind=Kind.JOB,
     struct=Job,
@@ -127,6 +116,6 @@ JOB = KindSpec(
     signals_between=_signals,
     diff=_diff,
     facts=_facts,
-    share=_share,
+    share=share_workload_and_conditions,
     critical=("Failed",),
 )

@@ -131,6 +131,8 @@ class KindSpec(Generic[T]):
         return frozenset(self.states) | frozenset(self.all_signals)
 
 
-def shared_metadata(sharing: Sharing, obj: T) -> T:
-    """The share of a kind with nothing to share beyond its metadata."""
-    return msgspec.structs.replace(obj, metadata=sharing.metadata(obj.metadata))
+def shared_spec(sharing: Sharing, obj: Any) -> Any:
+    """The share of a kind whose whole ``spec`` repeats across objects (interned as one value)."""
+    return msgspec.structs.replace(
+        obj, metadata=sharing.metadata(obj.metadata), spec=sharing.values.intern(obj.spec)
+    )

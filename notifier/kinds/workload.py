@@ -75,6 +75,15 @@ def share_workload(sharing: Sharing, obj: Any) -> Any:
     return msgspec.structs.replace(obj, metadata=sharing.metadata(obj.metadata), spec=spec)
 
 
+def share_workload_and_conditions(sharing: Sharing, obj: Any) -> Any:
+    """``share_workload``, and the status's conditions shared too."""
+    shared = share_workload(sharing, obj)
+    conditions = sharing.conditions(obj.status.conditions)
+    return msgspec.structs.replace(
+        shared, status=msgspec.structs.replace(obj.status, conditions=conditions)
+    )
+
+
 def template_signals(
     old: PodTemplateSpec, new: PodTemplateSpec, old_meta: ObjectMeta, new_meta: ObjectMeta
 ) -> Iterator[str]:
