@@ -42,6 +42,9 @@ def check_access(
 ) -> None:
     """List one object of each kind in each scope: a clear error now beats a retry loop later.
 
+    A resource the API server does not serve (a CRD not installed yet) is logged
+    with what to install, and not an error: the informer waits for it.
+
     ``namespace_labels``: a rule selects namespaces by label, so namespaces are
     listed too. Only a refusal (401/403) stops us. An API server that cannot be
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
@@ -58,6 +61,17 @@ def check_access(
             return
 
 
+def not_served(plural: str, group: str) -> str:
+    """What to do when the API server does not serve a resource we watch."""
+    crd = f"{plural}.{group.split('/', maxsplit=1)[0]}"
+    return (
+        f"the API server does not serve {plural} in {group}: is its "
+        f"CustomResourceDefinition installed (kubectl get crd {crd})? Install it, or take "
+        "the resource out of watch.resources / watch.kinds; until then it is watched "
+        "again with backoff and /readyz says not synced"
+    )
+
+
 def _group(kind: Kind) -> str:
     return resource_for(kind).api.group_version
 
@@ -70,13 +84,9 @@ def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: 
         log.warning("API server not reachable yet (%s); the informers will retry", err)
         return False
     except ApiError as err:
-        if err.status == NOT_FOUND:
-            crd = f"{plural}.{group.split('/', maxsplit=1)[0]}"
-            raise KubeAccessError(
-                f"the API server does not serve {plural} in {group}: is its "
-                f"CustomResourceDefinition installed (kubectl get crd {crd})? "
-                "Install it, or take the resource out of watch.resources / watch.kinds."
-            ) from err
+        if err.status == NOT_FOUND:  # the cluster may get it later: wait, not ready, and say so
+            log.error("%s", not_served(plural, group))
+            return True
         if err.status not in (FORBIDDEN, UNAUTHORIZED):
             log.warning("access check for %s: %s; continuing", plural, err)
             return True

@@ -42,6 +42,13 @@ RELIST_AGAIN_SECONDS = 10.0  # a 410 this soon after a list backs off before the
 FAILING_AFTER = 3  # failures in a row before readiness says the watch cannot stay open
 
 
+# What a failure means when it is not the network's fault.
+_HINTS = {
+    404: " (not served: is its CustomResourceDefinition installed?)",
+    403: " (not allowed: grant list and watch on it)",
+}
+
+
 class ShortWatchError(Exception):
     """The watch closed at once and carried nothing: retried with backoff, not in a spin."""
 
@@ -152,7 +159,8 @@ class Reflector:
         self._restarted("error")
         self.failures_in_a_row += 1
         delay = self._backoff.next_delay()
-        log.warning("%s: list/watch failed (%s); retrying in %.1fs", self._kind, err, delay)
+        hint = _HINTS.get(err.status, "") if isinstance(err, ApiError) else ""
+        log.warning("%s: list/watch failed (%s)%s; retrying in %.1fs", self._kind, err, hint, delay)
         stop.wait(delay)
 
     # -- list -------------------------------------------------------------

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
-import pytest
 from kubernetes import client
 
 from notifier.kinds.config import ResourceSpec
 from notifier.kinds.custom import custom_kind
 from notifier.kinds.registry import register
 from notifier.objects import Kind
-from notifier.service.kube import KubeAccessError, check_access
-from notifier.source.client import RawClient
 from tests.controlplane.cluster import ControlPlane
-from tests.integration.harness import cluster_access, pipeline
+from tests.integration.harness import pipeline
 from tests.integration.kube import Kube
+from tests.integration.service import ServiceProcess
 
 GROUP = "gadgets.kube-notifier.test"
 
@@ -107,12 +106,35 @@ def test_a_declared_resource_is_watched_and_its_states_read(control_plane: Contr
     assert "spec" not in type(history[-1].new).__struct_fields__  # the spec is never kept
 
 
-def test_a_resource_the_api_does_not_serve_stops_the_start_with_what_to_install(
-    control_plane: ControlPlane,
+def test_the_service_waits_for_a_crd_not_installed_yet_and_says_what_to_install(
+    control_plane: ControlPlane, tmp_path: Path
 ) -> None:
-    kind = _declare("Doohickey", "doohickeys")
-    with pytest.raises(KubeAccessError) as refused:
-        check_access(RawClient(cluster_access(control_plane)), [kind], [])
-    message = str(refused.value)
-    assert f"does not serve doohickeys in {GROUP}/v1" in message
-    assert f"kubectl get crd doohickeys.{GROUP}" in message
+    """A CRD installed after kube-notifier (same Helm release, say) must not crash-loop it."""
+    suffix = uuid.uuid4().hex[:6]
+    plural, kind_name = f"doohickeys{suffix}", f"Doohickey{suffix.upper()}"
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "watch:\n  kinds: [Service]\n  resources:\n"
+        f"    - {{kind: {kind_name}, group: {GROUP}, version: v1, resource: {plural},\n"
+        "       states: {Ready: {condition: Ready}}}\n"
+        "sinks: [{name: console, type: console}]\n"
+    )
+    service = ServiceProcess(config, control_plane.kubeconfig, "none").start()
+    try:
+        service.wait_for_output(lambda out: f"kubectl get crd {plural}.{GROUP}" in out, 30)
+        deadline = time.monotonic() + 30
+        while _health(service) != (200, 503):  # alive, not ready: waiting for the resource
+            assert time.monotonic() < deadline, service.output()
+            time.sleep(0.1)
+        control_plane.kubectl_apply(_crd(plural, kind_name))
+        service.wait_ready(timeout=90)  # the informer's next try, after its backoff
+    finally:
+        assert service.stop() == 0
+    assert "Traceback" not in service.output()
+
+
+def _health(service: ServiceProcess) -> tuple[int, int]:
+    try:
+        return service.get("/healthz")[0], service.get("/readyz")[0]
+    except OSError:  # not listening yet
+        return 0, 0
