@@ -115,6 +115,8 @@ class _Compiler:
             until=as_timestamp(spec.until),
             mutes=mutes,
             description=spec.description,
+            send_resolved=spec.send_resolved,
+            to=frozenset(spec.match.to),
         )
 
     def default_route(self) -> CompiledRule | None:

@@ -99,6 +99,7 @@ class RuleSpec(_Spec):
     group_wait: Duration | None = None
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
+    send_resolved: bool = False  # tell once when the object leaves the states it was told for
 
     @field_validator("name")
     @classmethod

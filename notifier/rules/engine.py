@@ -25,11 +25,11 @@ from typing import Any
 
 from notifier.notifications import Message, Notification
 from notifier.rules import metrics
-from notifier.rules.facts import digest_context, single_context
+from notifier.rules.facts import digest_context, resolution_context, single_context
 from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.noise import Admission, GroupLabels, NoiseControl, Release
-from notifier.rules.notifying import dedup_key, for_digest, for_transition
+from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
     EvalContext,
     NamespaceLabels,
@@ -39,6 +39,7 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.rendering import render_message
+from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.transitions.model import Origin, Transition
 
@@ -86,6 +87,7 @@ class RulesEngine:
         namespace_labels: NamespaceLabels = no_namespace_labels,
         owner_of: OwnerLookup = default_owner_of,
         holding: Holding | None = None,
+        firings: Firings | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
@@ -93,6 +95,7 @@ class RulesEngine:
         self._owner_of = owner_of
         self._noise: NoiseControl[_Pending] = NoiseControl()
         self._holding = holding or NoHolding()
+        self._resolver = Resolver(firings)
         self._tokens = itertools.count(1)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
@@ -107,14 +110,36 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         _count(evaluation)
         decision = Decision.of(evaluation)
-        if not evaluation.routes:
+        ended = self._resolver.resolved(transition)
+        if not evaluation.routes and not ended:
             return decision
         base = self._context(ruleset, transition)
+        for firing in ended:
+            told = self._resolution(ruleset, firing, transition, base, now)
+            decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
-                pending = _Pending(rule, transition, {**base, "rule": rule.name})
+                pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
+
+    def _resolution(
+        self,
+        ruleset: Ruleset,
+        firing: Firing,
+        transition: Transition,
+        base: dict[str, Any],
+        now: float,
+    ) -> list[Notification]:
+        """The end of ``firing``, told by its rule if the rule still sends resolutions."""
+        rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
+        if rule is None or not rule.send_resolved or not rule.sinks:
+            return []
+        context = resolution_context(_for_rule(base, rule.name, transition), firing.states)
+        single = builtin_template(Role.SINGLE)
+        message, failed = render_message(rule.template, single, context, rule.forms)
+        _count_render(failed, "resolved")
+        return for_transition(rule.name, rule.sinks, transition, message, now, status="resolved")
 
     def tick(self, now: float | None = None) -> Released:
         """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
@@ -145,7 +170,9 @@ class RulesEngine:
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
             pending = _Pending(
-                rule, transition, {**self._context(ruleset, transition), "rule": rule.name}
+                rule,
+                transition,
+                _for_rule(self._context(ruleset, transition), rule.name, transition),
             )
             restored = _joined(restored, self._readmit(pending, member))
         if held:
@@ -189,12 +216,24 @@ class RulesEngine:
 
     def _render(self, release: Release[_Pending], now: float) -> list[Notification]:
         if release.is_digest:
+            self._remember(release, now)
             return _render_digest(release, now)
         item = release.items[0]
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
         _count_render(failed, "single")
+        self._remember(release, now)
         return for_transition(item.rule.name, item.rule.sinks, item.transition, message, now)
+
+    def _remember(self, release: Release[_Pending], now: float) -> None:
+        """What was told, for rules that send a resolution when it is over."""
+        for item in release.items:
+            if item.rule.send_resolved:
+                self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
+
+
+def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:
+    return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
 
 
 def _joined(first: Released, second: Released) -> Released:

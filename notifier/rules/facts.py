@@ -31,7 +31,8 @@ SINGLE_NAMES = frozenset(
         "state", "transition", "summary", "severity", "reason", "message", "container",
         "restart_count", "exit_code", "owner", "owner_text", "age", "age_seconds", "changes",
         "changes_text", "details", "replicas", "labels", "annotations", "obj", "old", "new",
-        "observed_at", "catch_up", "final_state_unknown",
+        "observed_at", "catch_up", "final_state_unknown", "status", "resolved",
+        "resolved_states", "fingerprint",
     }
 )  # fmt: skip
 DIGEST_NAMES = frozenset(
@@ -79,6 +80,10 @@ def single_context(
         "observed_at": rfc3339(transition.observed_at),
         "catch_up": transition.origin == "catch_up",
         "final_state_unknown": transition.final_state_unknown,
+        "status": "firing",  # "resolved" in a resolution (rules with send_resolved)
+        "resolved": False,
+        "resolved_states": [],
+        "fingerprint": "",  # the engine's: one rule, one object, firing and resolved alike
     }
     context.update(_transition_text(transition, cluster))
     context.update(_age(meta.creation_timestamp, transition.observed_at))
@@ -93,6 +98,24 @@ _SEVERITIES = ("info", "warning", "critical")
 
 def _worst(severities: Iterable[str]) -> str:
     return max(severities, key=_SEVERITIES.index, default="info")
+
+
+def resolution_context(context: dict[str, Any], states: frozenset[str]) -> dict[str, Any]:
+    """``context`` (of the transition that ended it) told as the end of what ``states`` were."""
+    told = ordered(states)
+    now = ordered(context["new_states"]) or ([context["event"]] if context["event"] else [])
+    text = f"resolved: {', '.join(told)} -> {', '.join(now) or 'gone'}"
+    where = f"{context['kind']} {context['key']}"
+    prefix = f"[{context['cluster']}] " if context["cluster"] else ""
+    return {
+        **context,
+        "status": "resolved",
+        "resolved": True,
+        "resolved_states": told,
+        "transition": text,
+        "summary": f"{prefix}{where}: {text}",
+        "severity": "info",
+    }
 
 
 def _transition_text(transition: Transition, cluster: str) -> dict[str, str]:

@@ -38,14 +38,25 @@ def ordering_key(transition: Transition) -> str:
     return f"{transition.kind}/{meta.namespace}/{meta.name}"
 
 
+def fingerprint(rule: str, transition: Transition) -> str:
+    """Stable for one rule and one object: what pairs a firing with its resolution."""
+    return digest_id(rule, object_identity(transition))
+
+
 def for_transition(
-    rule: str, sinks: Sequence[str], transition: Transition, message: Message, now: float
+    rule: str,
+    sinks: Sequence[str],
+    transition: Transition,
+    message: Message,
+    now: float,
+    *,
+    status: str = "firing",
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
     return [
         Notification(
-            id=digest_id(rule, sink, identity, version, signature(transition)),
+            id=digest_id(rule, sink, identity, version, signature(transition), *_variant(status)),
             sink=sink,
             rule=rule,
             ordering_key=order,
@@ -82,3 +93,8 @@ def for_digest(
         )
         for sink in sinks
     ]
+
+
+def _variant(status: str) -> tuple[str, ...]:
+    """A resolution's id differs from its firing's; a firing's is what it always was."""
+    return () if status == "firing" else (status,)

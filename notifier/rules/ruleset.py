@@ -58,6 +58,8 @@ class CompiledRule:
     mutes: tuple[MuteWindow, ...] = ()
     is_default_route: bool = False
     description: str = ""
+    send_resolved: bool = False
+    to: frozenset[str] = frozenset()  # the rule's ``to:`` names; empty: anything reached
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until

@@ -38,6 +38,7 @@ from notifier.rules.engine import RulesEngine
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
+from notifier.service.firing import DurableFirings
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
@@ -141,7 +142,10 @@ class _Service:
         self.namespaces = NamespaceWatch(raw)
         holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage)
         holding = DurableHolding(state.held) if state is not None else None
-        self.engine = RulesEngine(holder.ruleset, namespace_labels=self.namespaces, holding=holding)
+        firings = DurableFirings(state.firing) if state is not None else None
+        self.engine = RulesEngine(
+            holder.ruleset, namespace_labels=self.namespaces, holding=holding, firings=firings
+        )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)

@@ -11,6 +11,8 @@ rather than guessed at.
 - ``seen``: the last object state the worker acted on, per kind and key.
 - ``held``: transitions a rule's group holds for its next digest, until the
   digest is in the outbox (version 3).
+- ``firing``: what a rule with ``send_resolved`` told about an object and is
+  not over yet, so a resolution after a restart is still sent (version 4).
 - ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
   first acted on the whole initial list (version 3).
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -75,6 +77,15 @@ CREATE TABLE IF NOT EXISTS held (
     rule TEXT NOT NULL,
     transition BLOB NOT NULL,
     held_at REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS firing (
+    rule TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    states TEXT NOT NULL,
+    fired_at REAL NOT NULL,
+    PRIMARY KEY (rule, kind, key)
 );
 """
     + _SEEN

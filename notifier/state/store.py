@@ -21,6 +21,7 @@ from functools import partial
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
+from notifier.state.firing import FiringRows
 from notifier.state.held import HeldMembers
 from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
@@ -51,6 +52,7 @@ class StateStore:
         self.threads = SlackThreads(self._writer, self._reader, clock=clock)
         self.seen = SeenObjects(self._writer, self._reader)
         self.held = HeldMembers(self._writer, self._reader)
+        self.firing = FiringRows(self._writer, self._reader)
         self._writer.start()
 
     @property
