@@ -117,6 +117,7 @@ class _Compiler:
             description=spec.description,
             send_resolved=spec.send_resolved,
             to=frozenset(spec.match.to),
+            thread_by_object=spec.thread_by == "object",
         )
 
     def default_route(self) -> CompiledRule | None:

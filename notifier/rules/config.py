@@ -100,6 +100,8 @@ class RuleSpec(_Spec):
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
+    # "object": one Slack thread per object and rule: repeats and the resolution reply in it
+    thread_by: Literal["object"] | None = None
 
     @field_validator("name")
     @classmethod

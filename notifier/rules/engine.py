@@ -139,7 +139,10 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         _count_render(failed, "resolved")
-        return for_transition(rule.name, rule.sinks, transition, message, now, status="resolved")
+        thread = context["fingerprint"] if rule.thread_by_object else None
+        return for_transition(
+            rule.name, rule.sinks, transition, message, now, status="resolved", thread_key=thread
+        )
 
     def tick(self, now: float | None = None) -> Released:
         """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
@@ -223,7 +226,10 @@ class RulesEngine:
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
         _count_render(failed, "single")
         self._remember(release, now)
-        return for_transition(item.rule.name, item.rule.sinks, item.transition, message, now)
+        thread = item.context["fingerprint"] if item.rule.thread_by_object else None
+        return for_transition(
+            item.rule.name, item.rule.sinks, item.transition, message, now, thread_key=thread
+        )
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
         """What was told, for rules that send a resolution when it is over."""

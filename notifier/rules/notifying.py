@@ -51,6 +51,7 @@ def for_transition(
     now: float,
     *,
     status: str = "firing",
+    thread_key: str | None = None,
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
@@ -64,6 +65,8 @@ def for_transition(
             observed_at=transition.observed_at or now,
             catch_up=transition.origin is Origin.CATCH_UP,
             correlation_id=transition.correlation_id,
+            thread_key=thread_key,
+            resolves=status == "resolved",
         )
         for sink in sinks
     ]

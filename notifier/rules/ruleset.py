@@ -60,6 +60,7 @@ class CompiledRule:
     description: str = ""
     send_resolved: bool = False
     to: frozenset[str] = frozenset()  # the rule's ``to:`` names; empty: anything reached
+    thread_by_object: bool = False
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until

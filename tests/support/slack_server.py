@@ -57,6 +57,7 @@ class SlackServer(LoopbackServer):
         super().__init__(self._respond)
         self._failures: deque[_Failure] = deque()
         self._messages: list[PostedMessage] = []
+        self._updates: list[tuple[str, str]] = []
         self._ts = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -92,7 +93,14 @@ class SlackServer(LoopbackServer):
         with self._lock:
             self._failures.extend([failure] * times)
 
+    def updates(self) -> list[tuple[str, str]]:
+        """``chat.update`` calls: (ts, text)."""
+        with self._lock:
+            return list(self._updates)
+
     def _respond(self, request: ReceivedRequest) -> Reply:
+        if request.path.startswith("/api/chat.update"):
+            return self._update(request)
         is_api = request.path.startswith("/api/chat.postMessage")
         if is_api and request.header("Authorization") != f"Bearer {TOKEN}":
             return _api_error(_Failure("invalid_auth", 200))
@@ -106,6 +114,20 @@ class SlackServer(LoopbackServer):
                 return replace(answer, body=answer.body + b" " * 50, trickle=True)
             return _api_error(failure) if is_api else _webhook_error(failure)
         return self._post(request, is_api)
+
+    def _update(self, request: ReceivedRequest) -> Reply:
+        """chat.update: needs the channel's ID (as Slack does) and a ts it gave out."""
+        if request.header("Authorization") != f"Bearer {TOKEN}":
+            return _api_error(_Failure("invalid_auth", 200))
+        fields = request.json()
+        with self._lock:
+            known = {m.ts for m in self._messages}
+            if fields.get("channel") != CHANNEL_ID:
+                return _api_error(_Failure("channel_not_found", 200))
+            if fields.get("ts") not in known:
+                return _api_error(_Failure("message_not_found", 200))
+            self._updates.append((fields["ts"], fields.get("text", "")))
+        return _json(200, {"ok": True, "channel": CHANNEL_ID, "ts": fields["ts"]})
 
     def _post(self, request: ReceivedRequest, is_api: bool) -> Reply:
         fields = request.json()

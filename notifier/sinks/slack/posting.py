@@ -35,6 +35,7 @@ _sdk_log = logging.getLogger("notifier.sinks.slack.sdk")
 _sdk_log.setLevel(logging.CRITICAL)
 
 Blocks = list[dict[str, Any]]
+_METHODS = ("chat.postMessage", "chat.update")
 
 
 class Poster(Protocol):
@@ -42,6 +43,8 @@ class Poster(Protocol):
     def can_thread(self) -> bool: ...
 
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None: ...
+
+    def update(self, ts: str, text: str, blocks: Blocks) -> None: ...
 
 
 class ApiPoster:
@@ -58,9 +61,10 @@ class ApiPoster:
         self._channel = channel
         self._clock = clock
         base = base_url if base_url.endswith("/") else f"{base_url}/"
-        self._carrier = transport(f"{base}chat.postMessage", timeout, proxy)
+        carriers = [transport(f"{base}{method}", timeout, proxy) for method in _METHODS]
+        self._channel_id: str | None = None  # chat.update wants the ID; posts tell it
         self._client = TransportedWebClient(
-            {self._carrier.url: self._carrier},
+            {carrier.url: carrier for carrier in carriers},
             token=token,
             base_url=base,
             timeout=math.ceil(timeout),
@@ -73,10 +77,29 @@ class ApiPoster:
         return True
 
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None:
-        try:
-            response = self._client.chat_postMessage(
+        response = self._call(
+            lambda: self._client.chat_postMessage(
                 channel=self._channel, text=text, blocks=blocks or None, thread_ts=thread_ts
             )
+        )
+        channel = response.get("channel")
+        if isinstance(channel, str):
+            self._channel_id = channel
+        ts = response.get("ts")
+        return ts if isinstance(ts, str) else None
+
+    def update(self, ts: str, text: str, blocks: Blocks) -> None:
+        """Replace the message ``ts`` (a thread's first one) with this text and blocks."""
+        channel = self._channel_id or self._channel
+        self._call(
+            lambda: self._client.chat_update(
+                channel=channel, ts=ts, text=text, blocks=blocks or None
+            )
+        )
+
+    def _call(self, call: Callable[[], Any]) -> Any:
+        try:
+            return call()
         except SlackApiError as err:
             status, data = err.response.status_code, err.response.data
             error = str(data.get("error", "")) if isinstance(data, dict) else ""
@@ -85,8 +108,6 @@ class ApiPoster:
             ) from None
         except Exception as err:  # what the transport raised: a timeout, a refusal, a proxy
             raise failure_for_exception(err, "slack") from None
-        ts = response.get("ts")
-        return ts if isinstance(ts, str) else None
 
 
 class IncomingWebhookPoster:
@@ -107,6 +128,9 @@ class IncomingWebhookPoster:
     @property
     def can_thread(self) -> bool:
         return False
+
+    def update(self, ts: str, text: str, blocks: Blocks) -> None:
+        raise NotImplementedError("an incoming webhook cannot update a message")
 
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None:
         try:

@@ -2,22 +2,28 @@
 
 With threading on and a poster that can thread (bot token), the first
 notification for a ``thread_key`` starts a thread and its ``ts`` is kept in
-the ``ThreadStore``; later notifications with that key reply in it. Sends
+the ``ThreadStore``; later notifications with that key reply in it, and a
+resolution (``send_resolved``) also replaces the first message with itself,
+so the channel shows the thread is over. Sends
 for one thread key are serialized (striped locks) so two concurrent first
 messages cannot start two threads. Thread-safe.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+from typing import Any
 
 from notifier.notifications import Notification
+from notifier.sinks.base import SendError
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.threads import ThreadStore
 from notifier.text import mrkdwn_escaped
 
 _LOCK_STRIPES = 64
+log = logging.getLogger("notifier.sinks")
 
 
 class SlackSink:
@@ -51,6 +57,19 @@ class SlackSink:
             ts = self._poster.post(text, blocks, root)
             if root is None and ts is not None:
                 self._threads.remember_thread(self._thread_scope, thread_key, ts)
+            elif root is not None and notification.resolves:
+                self._mark_over(root, text, blocks)
+
+    def _mark_over(self, root: str, text: str, blocks: list[dict[str, Any]]) -> None:
+        """The thread's first message says it is over too, for a reader of the channel.
+
+        Best effort: the resolution is in the thread already, and failing the send now
+        would post it again on retry.
+        """
+        try:
+            self._poster.update(root, text, blocks)
+        except SendError as err:
+            log.warning("%s: could not mark thread %s resolved: %s", self._name, root, err)
 
     def close(self) -> None:
         return None

@@ -116,3 +116,12 @@ def test_what_was_told_survives_a_restart() -> None:
     after_restart = _engine([RULE], firings)
     assert len(after_restart.process(_recovered())) == 1
     assert firings.all_firing() == []
+
+
+def test_thread_by_object_puts_the_firing_and_its_resolution_in_one_thread() -> None:
+    engine = _engine([{**RULE, "thread_by": "object"}])
+    [firing] = engine.process(crashloop())
+    [resolution] = engine.process(_recovered())
+    assert firing.thread_key == resolution.thread_key == firing.message.payload["fingerprint"]
+    assert (firing.resolves, resolution.resolves) == (False, True)
+    assert _engine([RULE]).process(crashloop())[0].thread_key is None

@@ -21,6 +21,7 @@ def notification(
     thread_key: str | None = None,
     observed_at: float | None = None,
     id: str | None = None,
+    resolves: bool = False,
 ) -> Notification:
     number = next(_ids)
     return Notification(
@@ -31,4 +32,5 @@ def notification(
         message=Message(text=text, blocks=blocks, payload=payload or {"n": number, "key": key}),
         observed_at=time.time() if observed_at is None else observed_at,
         thread_key=thread_key,
+        resolves=resolves,
     )

@@ -88,6 +88,26 @@ def test_same_thread_key_replies_in_the_first_messages_thread(slack: SlackServer
     assert second_reply.thread_ts == first.ts
 
 
+def test_a_resolution_replies_in_the_thread_and_marks_its_first_message(
+    slack: SlackServer,
+) -> None:
+    sink = bot_sink(slack, threads=MemoryThreads())
+    sink.send(notification("slack", thread_key="fp-1", text="web-1 is CrashLoopBackOff"))
+    sink.send(notification("slack", thread_key="fp-1", text="resolved", resolves=True))
+
+    root, reply = slack.messages()
+    assert reply.thread_ts == root.ts
+    assert slack.updates() == [(root.ts, "resolved")]
+
+
+def test_a_root_that_cannot_be_marked_leaves_the_resolution_sent(slack: SlackServer) -> None:
+    threads = MemoryThreads()
+    sink = bot_sink(slack, threads=threads)
+    threads.remember_thread("slack@#alerts", "fp-2", "1.000001")  # a ts Slack never gave
+    sink.send(notification("slack", thread_key="fp-2", text="resolved", resolves=True))
+    assert [m.text for m in slack.messages()] == ["resolved"] and slack.updates() == []
+
+
 def test_without_a_thread_store_nothing_is_threaded(slack: SlackServer) -> None:
     sink = bot_sink(slack, threads=None)
 
