@@ -169,6 +169,7 @@ def _source_of(config: Config) -> RulesSource:
         sinks=config.sink_states(),
         sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
+        inhibit_rules=config.inhibit_rules,
     )
 
 

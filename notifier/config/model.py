@@ -14,7 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from notifier.kinds.config import ResourceSpec
 from notifier.notifications import MessageForm
 from notifier.objects import Kind
-from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
+from notifier.rules.config import (
+    DefaultsSpec,
+    InhibitSpec,
+    MuteIntervalSpec,
+    RuleSpec,
+    TemplateSpec,
+)
 from notifier.sinks.config import SinkConfig
 from notifier.state.config import StateConfig
 
@@ -46,6 +52,7 @@ class Config(_Section):
     templates: dict[str, TemplateSpec] = {}
     mute_windows: dict[str, list[MuteIntervalSpec]] = {}
     rules: list[RuleSpec] = []
+    inhibit_rules: list[InhibitSpec] = []  # a source's states mute matching targets
     state: StateConfig = StateConfig()  # the SQLite file: outbox, dead letters, last-seen objects
 
     def sink_states(self) -> dict[str, bool]:

@@ -117,6 +117,7 @@ NODE = KindSpec(
     diff=_diff,
     facts=_facts,
     share=_share,
+    labels=lambda node: {"node": node.metadata.name},
     critical=("NotReady",),
     warning=("Unknown", *PRESSURES),
 )

@@ -184,6 +184,7 @@ POD = KindSpec(
     diff=_diff,
     facts=_facts,
     share=_share,
+    labels=lambda pod: {"node": pod.spec.node_name},
     critical=(OOM_KILLED, *WAITING_STATES, "Evicted", "Failed"),
     warning=("NotReady", "Terminating", "Unknown"),
 )

@@ -106,6 +106,8 @@ class KindSpec(Generic[T]):
     signals_between: Callable[[T, T], Iterable[str]] = no_signals
     edge_states: Callable[[T, T, frozenset[str]], frozenset[str]] = no_edge_states
     owner: Callable[[T], tuple[str, str] | None] | None = None  # None: the controller owner
+    # Values inhibition rules may compare (``equal: [node]``): a Pod's node, a Node's name.
+    labels: Callable[[T], Mapping[str, str]] = lambda obj: {}
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
     all_signals: Mapping[str, str] = field(init=False)

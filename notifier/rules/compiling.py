@@ -17,6 +17,7 @@ from notifier.objects import Kind
 from notifier.rules.config import (
     Action,
     DefaultsSpec,
+    InhibitSpec,
     MatchSpec,
     MuteIntervalSpec,
     RuleSpec,
@@ -24,6 +25,7 @@ from notifier.rules.config import (
     as_timestamp,
 )
 from notifier.rules.errors import KeyPath, RuleProblems
+from notifier.rules.inhibition_compiling import compile_inhibition
 from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.muting import MuteWindow, compile_window
@@ -50,6 +52,7 @@ class RulesSource:
     # name -> the message forms it sends; a sink not here is sent every form
     sink_forms: Mapping[str, frozenset[MessageForm]] = field(default_factory=dict)
     cluster_name: str = ""
+    inhibit_rules: Sequence[InhibitSpec] = ()
 
 
 def compile_ruleset(source: RulesSource) -> Ruleset:
@@ -57,6 +60,9 @@ def compile_ruleset(source: RulesSource) -> Ruleset:
     problems = RuleProblems()
     compiler = _Compiler(source, problems)
     rules = [compiler.rule(position, spec) for position, spec in source.rules]
+    inhibitions = [
+        compile_inhibition(i, spec, problems) for i, spec in enumerate(source.inhibit_rules)
+    ]
     default_route = compiler.default_route()
     compiler.finish()
     problems.raise_if_any()
@@ -65,6 +71,7 @@ def compile_ruleset(source: RulesSource) -> Ruleset:
         rules=tuple(compiled),
         cluster_name=source.cluster_name,
         sinks=dict(source.sinks),
+        inhibitions=tuple(i for i in inhibitions if i is not None),
     )
 
 

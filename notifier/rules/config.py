@@ -206,3 +206,14 @@ def _time_range(text: str) -> dict[str, str]:
 
 def as_timestamp(moment: datetime | None) -> float | None:
     return None if moment is None else moment.timestamp()
+
+
+class InhibitSpec(_Spec):
+    """While a ``source`` object holds one of its ``to`` states, ``target`` matches are not told."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, max_length=128)
+    source: MatchSpec
+    target: MatchSpec
+    equal: list[str] = []  # namespace, node, workload, label:<key>

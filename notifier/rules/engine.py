@@ -27,13 +27,16 @@ from notifier.notifications import Message, Notification
 from notifier.rules import metrics
 from notifier.rules.facts import digest_context, resolution_context, single_context
 from notifier.rules.holding import Held, Holding, NoHolding, Released
+from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
+from notifier.rules.metrics import SuppressReason
 from notifier.rules.noise import Admission, GroupLabels, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
     EvalContext,
     NamespaceLabels,
     OwnerLookup,
+    Probe,
     default_owner_of,
     no_namespace_labels,
     safely,
@@ -96,6 +99,7 @@ class RulesEngine:
         self._noise: NoiseControl[_Pending] = NoiseControl()
         self._holding = holding or NoHolding()
         self._resolver = Resolver(firings)
+        self._inhibitor = Inhibitor()
         self._tokens = itertools.count(1)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
@@ -110,6 +114,8 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         _count(evaluation)
         decision = Decision.of(evaluation)
+        if ruleset.inhibitions:
+            evaluation = self._inhibit(ruleset, transition, context, evaluation, decision)
         ended = self._resolver.resolved(transition)
         if not evaluation.routes and not ended:
             return decision
@@ -122,6 +128,26 @@ class RulesEngine:
                 pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
+
+    def _inhibit(
+        self,
+        ruleset: Ruleset,
+        transition: Transition,
+        context: EvalContext,
+        evaluation: Evaluation,
+        decision: Decision,
+    ) -> Evaluation:
+        """Update the inhibitions' sources; an inhibited transition keeps no routes."""
+        probe = Probe(transition, context)
+        self._inhibitor.observe(ruleset.inhibitions, probe)
+        if not evaluation.routes:
+            return evaluation
+        by = self._inhibitor.inhibited_by(ruleset.inhibitions, probe)
+        if by is None:
+            return evaluation
+        metrics.count_suppressed(SuppressReason.INHIBITED)
+        decision.suppressed.extend((rule.name, f"inhibited by {by}") for rule in evaluation.routes)
+        return replace(evaluation, routes=())
 
     def _resolution(
         self,

@@ -21,6 +21,7 @@ class SuppressReason(StrEnum):
     STARTUP = "startup"  # initial-list or resync origin that no rule opted in to
     MUTE = "mute"  # the matching rule is in a mute window
     OPT_OUT = "opt_out"  # the object carries the opt-out annotation
+    INHIBITED = "inhibited"  # an inhibit rule's source holds (a Node NotReady mutes its Pods)
 
 
 SUPPRESSED = Counter(

@@ -28,6 +28,7 @@ from enum import StrEnum
 from notifier.notifications import MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import Action
+from notifier.rules.inhibiting import CompiledInhibition
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
@@ -106,6 +107,7 @@ class Ruleset:
     rules: tuple[CompiledRule, ...]
     cluster_name: str = ""
     sinks: Mapping[str, bool] = field(default_factory=dict)  # every configured sink: enabled?
+    inhibitions: tuple[CompiledInhibition, ...] = ()
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

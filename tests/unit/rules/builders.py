@@ -11,7 +11,13 @@ from notifier.kinds.registry import KINDS
 from notifier.notifications import MessageForm
 from notifier.objects import Kind, KubeObject, key_of, kind_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
+from notifier.rules.config import (
+    DefaultsSpec,
+    InhibitSpec,
+    MuteIntervalSpec,
+    RuleSpec,
+    TemplateSpec,
+)
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.model import Change, EventType, Origin, Transition
 
@@ -201,6 +207,7 @@ def ruleset(
     templates: dict[str, Any] | None = None,
     mute_windows: dict[str, list[dict[str, Any]]] | None = None,
     cluster: str = "prod-eu",
+    inhibit_rules: list[dict[str, Any]] | None = None,
 ) -> Ruleset:
     """Compile rules written as they would be in YAML."""
     return compile_ruleset(
@@ -215,6 +222,7 @@ def ruleset(
             sinks=sinks if sinks is not None else {"console": True, "slack": True, "off": False},
             sink_forms=sink_forms or {},
             cluster_name=cluster,
+            inhibit_rules=[InhibitSpec.model_validate(i) for i in inhibit_rules or []],
         )
     )
 
