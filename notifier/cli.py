@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from notifier import __version__
 from notifier.cli_dead_letters import add_dead_letter_commands
 from notifier.cli_rules import add_rules_commands
+from notifier.cli_silences import add_silence_commands
 from notifier.service.options import add_run_command
 
 
@@ -23,6 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_command(commands)
     add_rules_commands(commands)
     add_dead_letter_commands(commands)
+    add_silence_commands(commands)
     return parser
 
 

@@ -12,7 +12,7 @@ import threading
 from collections import deque
 from typing import Any
 
-from notifier.rules.engine import Decision
+from notifier.rules.decisions import Decision
 from notifier.transitions.model import Transition
 
 

@@ -20,16 +20,16 @@ import itertools
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from notifier.notifications import Message, Notification
 from notifier.rules import metrics
+from notifier.rules.decisions import Decision
 from notifier.rules.facts import digest_context, resolution_context, single_context
 from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
-from notifier.rules.metrics import SuppressReason
 from notifier.rules.noise import Admission, GroupLabels, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
@@ -41,9 +41,11 @@ from notifier.rules.probing import (
     no_namespace_labels,
     safely,
 )
+from notifier.rules.quieting import inhibit, silence
 from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
+from notifier.rules.silences import SilenceBook
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -59,28 +61,6 @@ class _Pending:
     context: dict[str, Any]
 
 
-@dataclass(slots=True)
-class Decision:
-    """One transition's fate, for /debug/decisions and the logs."""
-
-    matched: tuple[str, ...]  # rules that routed it
-    muted: tuple[str, ...] = ()
-    dropped_by: str | None = None
-    notifications: list[Notification] = field(default_factory=list)
-    suppressed: list[tuple[str, str]] = field(default_factory=list)  # (rule or "", reason)
-
-    @classmethod
-    def of(cls, evaluation: Evaluation) -> Decision:
-        decision = cls(
-            matched=tuple(rule.name for rule in evaluation.routes),
-            muted=tuple(rule.name for rule in evaluation.muted),
-            dropped_by=evaluation.dropped_by.name if evaluation.dropped_by else None,
-        )
-        if evaluation.suppressed is not None:
-            decision.suppressed.append(("", evaluation.suppressed.value))
-        return decision
-
-
 class RulesEngine:
     def __init__(
         self,
@@ -91,6 +71,7 @@ class RulesEngine:
         owner_of: OwnerLookup = default_owner_of,
         holding: Holding | None = None,
         firings: Firings | None = None,
+        silences: SilenceBook | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
@@ -100,6 +81,7 @@ class RulesEngine:
         self._holding = holding or NoHolding()
         self._resolver = Resolver(firings)
         self._inhibitor = Inhibitor()
+        self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
@@ -114,8 +96,10 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         _count(evaluation)
         decision = Decision.of(evaluation)
-        if ruleset.inhibitions:
-            evaluation = self._inhibit(ruleset, transition, context, evaluation, decision)
+        if ruleset.inhibitions or evaluation.routes:
+            probe = Probe(transition, context)
+            evaluation = inhibit(self._inhibitor, ruleset.inhibitions, probe, evaluation, decision)
+            evaluation = silence(self._silences, probe, evaluation, decision)
         ended = self._resolver.resolved(transition)
         if not evaluation.routes and not ended:
             return decision
@@ -128,26 +112,6 @@ class RulesEngine:
                 pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
-
-    def _inhibit(
-        self,
-        ruleset: Ruleset,
-        transition: Transition,
-        context: EvalContext,
-        evaluation: Evaluation,
-        decision: Decision,
-    ) -> Evaluation:
-        """Update the inhibitions' sources; an inhibited transition keeps no routes."""
-        probe = Probe(transition, context)
-        self._inhibitor.observe(ruleset.inhibitions, probe)
-        if not evaluation.routes:
-            return evaluation
-        by = self._inhibitor.inhibited_by(ruleset.inhibitions, probe)
-        if by is None:
-            return evaluation
-        metrics.count_suppressed(SuppressReason.INHIBITED)
-        decision.suppressed.extend((rule.name, f"inhibited by {by}") for rule in evaluation.routes)
-        return replace(evaluation, routes=())
 
     def _resolution(
         self,

@@ -22,6 +22,7 @@ class SuppressReason(StrEnum):
     MUTE = "mute"  # the matching rule is in a mute window
     OPT_OUT = "opt_out"  # the object carries the opt-out annotation
     INHIBITED = "inhibited"  # an inhibit rule's source holds (a Node NotReady mutes its Pods)
+    SILENCED = "silenced"  # an active silence (kube-notifier silence add) matched
 
 
 SUPPRESSED = Counter(

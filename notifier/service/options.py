@@ -25,6 +25,7 @@ class RunOptions:
     debug_decisions: bool
     state_path: str
     config_map: tuple[str, str] | None
+    silences: tuple[str, str] | None
     leader_elect: bool
     lease_namespace: str
     lease_name: str
@@ -133,6 +134,14 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "reloads in about a second, and a rejected change gets a Warning Event on it "
         "[KUBE_NOTIFIER_CONFIG_MAP]",
     )
+    run.add_argument(
+        "--silences",
+        type=_namespaced,
+        default=_env("SILENCES", "") or None,
+        help="NAMESPACE/NAME of the ConfigMap `kube-notifier silence` writes (key "
+        "silences.json), watched: a silence mutes at once on every replica "
+        "[KUBE_NOTIFIER_SILENCES]",
+    )
     _add_leader_flags(run)
     run.set_defaults(handler=_run)
 
@@ -200,6 +209,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         config_map=_namespaced(args.config_map)
         if isinstance(args.config_map, str)
         else args.config_map,
+        silences=_namespaced(args.silences) if isinstance(args.silences, str) else args.silences,
         leader_elect=args.leader_elect,
         lease_namespace=args.lease_namespace,
         lease_name=args.lease_name,

@@ -35,6 +35,7 @@ from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
+from notifier.rules.silences import SilenceBook
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
@@ -46,6 +47,7 @@ from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
+from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
 from notifier.sinks.secrets import SinkBuildError
@@ -53,6 +55,7 @@ from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
 from notifier.source.reflector import ReflectorSettings
+from notifier.source.watching import WatchLoop
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
@@ -143,18 +146,26 @@ class _Service:
         holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage)
         holding = DurableHolding(state.held) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
+        self.silences = SilenceBook()
         self.engine = RulesEngine(
-            holder.ruleset, namespace_labels=self.namespaces, holding=holding, firings=firings
+            holder.ruleset,
+            namespace_labels=self.namespaces,
+            holding=holding,
+            firings=firings,
+            silences=self.silences,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)
-        self.reloaders: list[FileReloader | ConfigMapReloader] = [FileReloader(holder, opts.config)]
+        self.reloaders: list[FileReloader | WatchLoop] = [FileReloader(holder, opts.config)]
         if opts.config_map is not None:
             namespace, name = opts.config_map
             self.reloaders.append(
                 ConfigMapReloader(raw.sibling(), holder, namespace, name, reporter=opts.identity)
             )
+        if opts.silences is not None:
+            namespace, name = opts.silences
+            self.reloaders.append(SilenceWatch(raw.sibling(), self.silences, namespace, name))
         self.elector = self._build_elector(raw) if opts.leader_elect else None
         self._election_stop = threading.Event()
         self._election = threading.Thread(

@@ -1,0 +1,195 @@
+"""``kube-notifier silence add|list|expire``: mute matching notifications for a while, as amtool.
+
+The silences live in a ConfigMap (``--config-map``, or ``$KUBE_NOTIFIER_SILENCES``,
+the chart's ``<release>-silences``) that every replica of the service
+watches, so a silence mutes everywhere within a second or so and outlives
+restarts. Edits are read-modify-write on the ConfigMap's resourceVersion (a
+conflicting edit is retried); silences that ended a day ago are pruned. The
+command uses your kubeconfig, so your RBAC decides who may silence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from notifier.rules.durations import parse_duration
+from notifier.rules.silences import SILENCES_DECODER, Silence, SilenceError, parse_matchers
+from notifier.service.kube import KubeAccessError, cluster_access
+from notifier.service.silences import SILENCES_KEY
+from notifier.source.client import ApiError, RawClient
+
+NOT_FOUND, CONFLICT = 404, 409
+KEEP_ENDED_SECONDS = 24 * 3600
+ATTEMPTS = 5
+
+Edit = Callable[[list[Silence]], list[Silence]]
+
+
+def add_silence_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    group = subparsers.add_parser("silence", help="mute matching notifications for a while")
+    commands = group.add_subparsers(dest="silence_command", required=True)
+    add = commands.add_parser("add", help="add a silence; prints its id")
+    add.add_argument("--match", required=True, help="namespace=payments,kind=Pod,name=web-*,...")
+    add.add_argument("--for", dest="duration", default="1h", help="how long: 30m, 2h, 1d")
+    add.add_argument("--comment", default="", help="why, for whoever reads the list")
+    add.add_argument("--author", default=_whoami(), help="who (default: the user name)")
+    add.set_defaults(handler=_add)
+    listing = commands.add_parser("list", help="the silences, active first")
+    listing.add_argument("--all", action="store_true", help="also those that ended")
+    listing.set_defaults(handler=_list)
+    expire = commands.add_parser("expire", help="end a silence now")
+    expire.add_argument("id")
+    expire.set_defaults(handler=_expire)
+    for parser in (add, listing, expire):
+        _common(parser)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config-map",
+        default=os.environ.get("KUBE_NOTIFIER_SILENCES", ""),
+        help="NAMESPACE/NAME of the silences ConfigMap [KUBE_NOTIFIER_SILENCES]",
+    )
+    parser.add_argument("--kubeconfig", default=None, help="kubeconfig (default as kubectl)")
+    parser.add_argument("--context", default=None, help="kubeconfig context")
+
+
+def _add(args: argparse.Namespace) -> int:
+    try:
+        matchers = parse_matchers(args.match)
+        seconds = parse_duration(args.duration)
+    except (SilenceError, ValueError) as err:
+        return _fail(str(err))
+    now = time.time()
+    silence = Silence(
+        id=uuid.uuid4().hex[:12],
+        matchers=matchers,
+        starts_at=now,
+        ends_at=now + seconds,
+        comment=args.comment,
+        created_by=args.author,
+    )
+    code = _edit(args, lambda silences: [*silences, silence])
+    if code == 0:
+        print(silence.id)
+    return code
+
+
+def _expire(args: argparse.Namespace) -> int:
+    found: list[bool] = []
+
+    def ended(silences: list[Silence]) -> list[Silence]:
+        found.append(any(s.id == args.id for s in silences))
+        now = time.time()
+        return [msgspec.structs.replace(s, ends_at=now) if s.id == args.id else s for s in silences]
+
+    code = _edit(args, ended)
+    if code == 0 and not found[-1]:
+        return _fail(f"no silence {args.id!r}")
+    return code
+
+
+def _list(args: argparse.Namespace) -> int:
+    try:
+        silences, _ = _read(_client(args), *_where(args))
+    except (KubeAccessError, ApiError, ValueError) as err:
+        return _fail(str(err))
+    now = time.time()
+    shown = [s for s in silences if args.all or s.ends_at > now]
+    for silence in sorted(shown, key=lambda s: (not s.active(now), s.ends_at)):
+        matchers = ",".join(f"{k}={v}" for k, v in silence.matchers.items())
+        state = (
+            "active" if silence.active(now) else "ended" if silence.ends_at <= now else "pending"
+        )
+        ends = datetime.fromtimestamp(silence.ends_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        print(f"{silence.id}  {state:7}  until {ends}  {matchers}  {silence.created_by}: "
+              f"{silence.comment}")  # fmt: skip
+    return 0
+
+
+def _edit(args: argparse.Namespace, edit: Edit) -> int:
+    try:
+        client, (namespace, name) = _client(args), _where(args)
+        for _ in range(ATTEMPTS):
+            silences, version = _read(client, namespace, name)
+            kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
+            if _write(client, namespace, name, kept, version):
+                return 0
+    except (KubeAccessError, ApiError, ValueError) as err:
+        return _fail(str(err))
+    return _fail(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
+
+
+def _read(client: RawClient, namespace: str, name: str) -> tuple[list[Silence], str | None]:
+    try:
+        body = client.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}", {})
+    except ApiError as err:
+        if err.status == NOT_FOUND:
+            return [], None
+        raise
+    config_map: dict[str, Any] = msgspec.json.decode(body)
+    text = (config_map.get("data") or {}).get(SILENCES_KEY, "[]")
+    try:
+        silences = SILENCES_DECODER.decode(text)
+    except msgspec.DecodeError as err:
+        raise ValueError(f"{namespace}/{name}: {SILENCES_KEY} is unreadable: {err}") from err
+    return silences, str(config_map["metadata"]["resourceVersion"])
+
+
+def _write(
+    client: RawClient, namespace: str, name: str, silences: list[Silence], version: str | None
+) -> bool:
+    """True once written; False when someone else changed it first (read and try again)."""
+    collection = f"/api/v1/namespaces/{namespace}/configmaps"
+    metadata: dict[str, Any] = {"name": name, "namespace": namespace}
+    if version is not None:
+        metadata["resourceVersion"] = version
+    body = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": metadata,
+        "data": {SILENCES_KEY: msgspec.json.encode(silences).decode()},
+    }
+    try:
+        if version is None:
+            client.send("POST", collection, body=body)
+        else:
+            client.send("PUT", f"{collection}/{name}", body=body)
+    except ApiError as err:
+        if err.status == CONFLICT:
+            return False
+        raise
+    return True
+
+
+def _client(args: argparse.Namespace) -> RawClient:
+    return RawClient(cluster_access(args.kubeconfig, args.context))
+
+
+def _where(args: argparse.Namespace) -> tuple[str, str]:
+    namespace, _, name = str(args.config_map).partition("/")
+    if not namespace or not name:
+        raise ValueError("give --config-map NAMESPACE/NAME (or set KUBE_NOTIFIER_SILENCES)")
+    return namespace, name
+
+
+def _whoami() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
