@@ -184,8 +184,9 @@ class StandIn:
                 return self.watch(plural, namespace, query)
             return self.list(plural, namespace, query)
         except GoneError as err:
-            if watching:  # the watch cache answers 200 and one ERROR event
-                return Response(expired_line(str(err)) + b"\n", media_type="application/json")
+            if watching:  # the watch cache answers 200, a stream of one ERROR event
+                lines = [expired_line(str(err)) + b"\n"]
+                return StreamingResponse(iter(lines), media_type="application/json")
             return _status(410, "Expired", str(err))
         except ValueError as err:
             return _status(400, "BadRequest", str(err))
@@ -251,6 +252,7 @@ def main(argv: list[str] | None = None) -> None:
     standin = StandIn(cluster, Churn(cluster, args.seed), args.bookmark_seconds)
     sock = socket.socket()
     sock.bind(("127.0.0.1", args.port))
+    sock.listen(4096)  # before "listening": a client may connect before uvicorn's loop runs
     took = time.monotonic() - started
     print(f"generated {cluster.version} objects in {took:.1f}s", file=sys.stderr, flush=True)
     print(f"listening {sock.getsockname()[1]}", flush=True)
