@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from bench.scale.processes import StandInProcess
+from bench.scale.standin import listening_socket
 
 PODS, NAMESPACES = 300, 6
 
@@ -157,3 +159,17 @@ def test_gone_ends_open_watches_and_expires_continue_tokens(standin: StandInProc
         )
         == []
     )
+
+
+def test_connections_are_accepted_without_nagle() -> None:
+    """Else each answer on a kept-alive connection waits ~40 ms for the client's delayed ACK."""
+    sock = listening_socket(0)
+    try:
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        client = socket.create_connection(sock.getsockname(), timeout=5)
+        accepted, _ = sock.accept()
+        assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        accepted.close()
+        client.close()
+    finally:
+        sock.close()
