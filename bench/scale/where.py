@@ -1,0 +1,112 @@
+"""Where kube-notifier's memory goes at scale: the service in this process, under tracemalloc.
+
+Starts the stand-in, then runs ``kube-notifier run`` (the same command and
+config as the scale bench) in this very process with tracemalloc on. Once
+/readyz is 200 and the process is quiet, it takes a snapshot, prints the
+lines that hold the most memory (``--frames`` deep) beside the RSS, and
+stops the service with SIGTERM. With ``--restart``, a first service (its
+own process) fills the state file and stops, so the traced one is a
+restart with the saved state of every object.
+
+tracemalloc slows the service down several times and adds its own
+memory: the RSS printed is not the bench's; the shares are what to read.
+
+    python -m bench.scale.where --pods 100000 [--restart] [--frames 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+import tracemalloc
+from pathlib import Path
+
+from bench.e2e import procstat
+from bench.scale.notifier import ScaleNotifier, wait_until, write_kubeconfig
+from bench.scale.processes import StandInProcess
+from bench.scale.receiver import SeqReceiver
+from bench.scale.sampling import MIB
+from notifier import cli
+
+QUIET_SHARE = 0.1
+
+
+def _quiet() -> bool:
+    before = procstat.cpu_seconds(os.getpid())
+    threading.Event().wait(2.0)
+    return procstat.cpu_seconds(os.getpid()) - before < 2.0 * QUIET_SHARE
+
+
+def report(subject: ScaleNotifier, frames: int, top: int, timeout: float) -> None:
+    """On a thread: once ready and quiet, print the snapshot and stop the service."""
+    try:
+        wait_until(subject.is_ready, timeout, "ready", period=0.2)
+        wait_until(_quiet, timeout, "quiet", period=0)
+        snapshot = tracemalloc.take_snapshot()
+        traced = sum(stat.size for stat in snapshot.statistics("filename"))
+        rss = procstat.rss_bytes(os.getpid())
+        print(f"RSS {rss / MIB:.0f} MiB, traced {traced / MIB:.0f} MiB (tracemalloc's own not in)")
+        for stat in snapshot.statistics("traceback" if frames > 1 else "lineno")[:top]:
+            print(f"{stat.size / MIB:8.1f} MiB {stat.count:>10,} blocks")
+            for line in stat.traceback.format(limit=frames):
+                print(f"    {line}")
+    finally:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def fill_state(subject: ScaleNotifier, timeout: float) -> None:
+    subject.start()
+    try:
+        subject.wait_ready(timeout)
+        wait_until(subject.acted_on, timeout, "acted on")
+    finally:
+        subject.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pods", type=int, default=100_000)
+    parser.add_argument("--namespaces", type=int, default=1_000)
+    parser.add_argument("--restart", action="store_true")
+    parser.add_argument("--frames", type=int, default=1)
+    parser.add_argument("--top", type=int, default=25)
+    args = parser.parse_args(argv)
+    timeout = 120 + args.pods / 100
+    with tempfile.TemporaryDirectory(prefix="kn-where-") as scratch:
+        work_dir = Path(scratch)
+        standin = StandInProcess(work_dir, pods=args.pods, namespaces=args.namespaces)
+        receiver = SeqReceiver()
+        try:
+            standin.start(timeout=120 + args.pods / 200)
+            receiver.start()
+            kubeconfig = write_kubeconfig(work_dir / "kubeconfig", standin.url)
+
+            def subject(name: str) -> ScaleNotifier:
+                return ScaleNotifier(
+                    name, work_dir, kubeconfig, receiver.url,
+                    state=work_dir / "state.db", namespaces=[], cpu=None,
+                )  # fmt: skip
+
+            if args.restart:
+                fill_state(subject("filling"), timeout)
+            traced = subject("traced")
+            tracemalloc.start(args.frames)
+            started = time.monotonic()
+            threading.Thread(
+                target=report, args=(traced, args.frames, args.top, timeout), daemon=True
+            ).start()
+            code = cli.main(traced.argv()[3:])  # past the interpreter, "-m" and "notifier"
+            print(f"service exited {code} after {time.monotonic() - started:.0f}s")
+        finally:
+            receiver.stop()
+            standin.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
