@@ -4,7 +4,8 @@ Starts the stand-in, then runs ``kube-notifier run`` (the same command and
 config as the scale bench) in this very process with tracemalloc on. Once
 /readyz is 200 and the process is quiet, it takes a snapshot, prints the
 lines that hold the most memory (``--frames`` deep) beside the RSS, and
-stops the service with SIGTERM. With ``--restart``, a first service (its
+stops the service with SIGTERM; with ``--at-peak``, the snapshot is the
+one taken when the traced memory was highest before ready. With ``--restart``, a first service (its
 own process) fills the state file and stops, so the traced one is a
 restart with the saved state of every object.
 
@@ -42,15 +43,31 @@ def _quiet() -> bool:
     return procstat.cpu_seconds(os.getpid()) - before < 2.0 * QUIET_SHARE
 
 
-def report(subject: ScaleNotifier, frames: int, top: int, timeout: float) -> None:
-    """On a thread: once ready and quiet, print the snapshot and stop the service."""
+def _highest_until_ready(subject: ScaleNotifier, timeout: float) -> tracemalloc.Snapshot:
+    """A snapshot each time the traced memory passed its highest yet by 5%, until ready."""
+    best, snapshot = 0, tracemalloc.take_snapshot()
+    deadline = time.monotonic() + timeout
+    while not subject.is_ready() and time.monotonic() < deadline:
+        if (now := tracemalloc.get_traced_memory()[0]) > best * 1.05:
+            best, snapshot = now, tracemalloc.take_snapshot()
+        threading.Event().wait(0.5)
+    return snapshot
+
+
+def report(subject: ScaleNotifier, frames: int, top: int, timeout: float, at_peak: bool) -> None:
+    """On a thread: once ready and quiet (or at the peak), print a snapshot; stop the service."""
     try:
+        highest = _highest_until_ready(subject, timeout) if at_peak else None
         wait_until(subject.is_ready, timeout, "ready", period=0.2)
         wait_until(_quiet, timeout, "quiet", period=0)
-        snapshot = tracemalloc.take_snapshot()
-        traced = sum(stat.size for stat in snapshot.statistics("filename"))
+        snapshot = highest or tracemalloc.take_snapshot()
+        traced, peak = tracemalloc.get_traced_memory()
         rss = procstat.rss_bytes(os.getpid())
-        print(f"RSS {rss / MIB:.0f} MiB, traced {traced / MIB:.0f} MiB (tracemalloc's own not in)")
+        print(
+            f"RSS {rss / MIB:.0f} MiB (tracemalloc's own in); traced now {traced / MIB:.0f} MiB,"
+            f" at the peak {peak / MIB:.0f} MiB; the snapshot holds"
+            f" {sum(stat.size for stat in snapshot.statistics('filename')) / MIB:.0f} MiB"
+        )
         for stat in snapshot.statistics("traceback" if frames > 1 else "lineno")[:top]:
             print(f"{stat.size / MIB:8.1f} MiB {stat.count:>10,} blocks")
             for line in stat.traceback.format(limit=frames):
@@ -75,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--restart", action="store_true")
     parser.add_argument("--frames", type=int, default=1)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument(
+        "--at-peak", action="store_true", help="the snapshot of the most memory before ready"
+    )
     args = parser.parse_args(argv)
     timeout = 120 + args.pods / 100
     with tempfile.TemporaryDirectory(prefix="kn-where-") as scratch:
@@ -98,7 +118,9 @@ def main(argv: list[str] | None = None) -> int:
             tracemalloc.start(args.frames)
             started = time.monotonic()
             threading.Thread(
-                target=report, args=(traced, args.frames, args.top, timeout), daemon=True
+                target=report,
+                args=(traced, args.frames, args.top, timeout, args.at_peak),
+                daemon=True,
             ).start()
             code = cli.main(traced.argv()[3:])  # past the interpreter, "-m" and "notifier"
             print(f"service exited {code} after {time.monotonic() - started:.0f}s")

@@ -47,7 +47,7 @@ def watch(standin: StandInProcess, path: str, count: int) -> list[dict[str, Any]
         response = connection.getresponse()
         assert response.status == 200
         assert response.getheader("Transfer-Encoding") == "chunked"
-        events = []
+        events: list[dict[str, Any]] = []
         while len(events) < count and (line := response.readline()):
             events.append(json.loads(line))
         return events
