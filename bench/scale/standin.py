@@ -24,6 +24,9 @@ It speaks the API's own protocol, over plain HTTP on 127.0.0.1, no auth:
   of the changes made to Pods the bench's rule matches (``bench=1``).
 - ``POST /control/gone``: every open watch gets a 410 and ends, and the
   history is forgotten, so every client must relist.
+- Anything else: 404, and an ``unserved: METHOD PATH`` line on stderr (the
+  bench's kube-notifier config needs nothing else: no Namespaces, ConfigMap
+  or Lease).
 
     python -m bench.scale.standin --pods 100000 --namespaces 1000
     # prints "listening PORT" once the objects are generated
@@ -63,6 +66,7 @@ from bench.scale.store import (
 PLURALS = {"Pod": "pods", "Deployment": "deployments", "Service": "services"}
 DEFAULT_WATCH_SECONDS = 1800
 TICK = 0.005
+ANY_METHOD = ("GET", "POST", "PUT", "PATCH", "DELETE")
 GONE = b""  # sentinel on a watcher's queue: send 410 and end
 
 
@@ -175,7 +179,7 @@ class StandIn:
         plural = request.path_params["plural"]
         namespace = request.path_params.get("namespace")
         query = request.query_params
-        refusal = _refusal(plural, query)
+        refusal = _refusal(request, plural, query)
         if refusal is not None:
             return refusal
         watching = query.get("watch") in ("true", "1")
@@ -203,6 +207,9 @@ class StandIn:
         made, matching, took = await self.burst(rate, seconds)
         return JSONResponse({"changes": made, "matching": matching, "seconds": took})
 
+    async def unserved(self, request: Request) -> Response:
+        return _unserved(request)
+
     async def control_gone(self, request: Request) -> Response:
         return JSONResponse({"watches_ended": self.gone(), "version": self.cluster.version})
 
@@ -215,13 +222,20 @@ class StandIn:
                 Route("/apis/apps/v1/{plural}", self.resource),
                 Route("/control/burst", self.control_burst, methods=["POST"]),
                 Route("/control/gone", self.control_gone, methods=["POST"]),
+                Route("/{path:path}", self.unserved, methods=list(ANY_METHOD)),
             ]
         )
 
 
-def _refusal(plural: str, query: QueryParams) -> Response | None:
+def _unserved(request: Request) -> Response:
+    """Logged, so a client that needs more than the stand-in serves shows in its log."""
+    print(f"unserved: {request.method} {request.url.path}", file=sys.stderr, flush=True)
+    return _status(404, "NotFound", f"the stand-in does not serve {request.url.path}")
+
+
+def _refusal(request: Request, plural: str, query: QueryParams) -> Response | None:
     if plural not in PLURALS.values():
-        return _status(404, "NotFound", f"the stand-in serves no {plural}")
+        return _unserved(request)
     if "labelSelector" in query or "fieldSelector" in query:
         return _status(400, "BadRequest", "the stand-in does not filter by selectors")
     return None

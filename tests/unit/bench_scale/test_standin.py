@@ -173,3 +173,10 @@ def test_connections_are_accepted_without_nagle() -> None:
         client.close()
     finally:
         sock.close()
+
+
+def test_what_it_does_not_serve_is_a_404_status_and_a_log_line(standin: StandInProcess) -> None:
+    for path in ("/api/v1/namespaces/team-0001/configmaps", "/apis/coordination.k8s.io/v1/leases"):
+        status, body = get(standin, path)
+        assert (status, body["kind"], body["code"]) == (404, "Status", 404)
+        assert f"unserved: GET {path}" in standin.log_tail()
