@@ -48,6 +48,7 @@ bench: install assets  ## each prints a table and writes bench/results/*.json
 	$(BIN)/python -m bench.delivery_bench
 	$(BIN)/python -m bench.notification_bench
 	$(BIN)/python -m bench.e2e
+	$(BIN)/python -m bench.scale
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
