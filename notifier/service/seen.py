@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 import msgspec
 
 from notifier.objects import Kind, KubeObject
+from notifier.source.trimming import trim
 from notifier.state.seen import SeenObjects, decode_object, encode_object
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
@@ -22,10 +23,12 @@ class DurableSeen:
         self._kinds = kinds
 
     def load_seen(self) -> Iterator[tuple[WorkKey, KubeObject]]:
+        """Saved objects, trimmed and shared as the cache's are (an object decoded alone
+        holds its own copy of every string: ~4.2 KB a Pod against ~1.4 KB shared)."""
         for kind in self._kinds:
-            for key, record in self._seen.all_seen(kind).items():
+            for key, record in self._seen.iter_seen(kind):
                 try:
-                    yield WorkKey(kind, key), decode_object(record.encoded)
+                    yield WorkKey(kind, key), trim(decode_object(record.encoded))
                 except msgspec.DecodeError:
                     log.warning("unreadable saved state for %s/%s; treating it as new", kind, key)
 

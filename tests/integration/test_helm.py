@@ -501,7 +501,10 @@ def _workloads(
 
 
 def _own(namespace: str, *, configmap: bool = True, lease: bool = False) -> set[Grant]:
-    grants = {(namespace, "", "events", "create", "")}
+    silences = f"{FULLNAME}-silences"  # watched by every scenario (silences.enabled)
+    grants = {(namespace, "", "events", "create", "")} | {
+        (namespace, "", "configmaps", verb, silences) for verb in ("get", "list", "watch")
+    }
     if configmap:
         grants |= {
             (namespace, "", "configmaps", verb, RULES_CM) for verb in ("get", "list", "watch")

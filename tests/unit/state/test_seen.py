@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from notifier.kinds.pod import Pod, PodStatus
 from notifier.objects import Kind, ObjectKey, ObjectMeta, key_of
 from notifier.state import SeenRecord, decode_object, encode_object
@@ -78,6 +80,27 @@ def test_all_seen_lists_one_kind_with_pending_writes(tmp_path: Path) -> None:
     assert pods[ObjectKey("default/c")] == SeenRecord(
         "uid-c", "3", encode_object(pod("c", "Failed", "3"))
     )
+
+
+def test_records_are_read_in_batches_with_pending_writes_over_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("notifier.state.seen.BATCH", 2)
+    store = open_store(tmp_path / "s.db")
+    for name in "abcde":
+        record(store.seen, pod(name, "Running", "1"))
+    store.flush()
+    store.seen.forget_seen(Kind.POD, ObjectKey("default/c"))  # pending: gone
+    record(store.seen, pod("d", "Failed", "2"))  # pending: newer
+    record(store.seen, pod("f", "Running", "1"))  # pending: new
+
+    found = list(store.seen.iter_seen(Kind.POD))
+    store.close()
+
+    keys = [key for key, _ in found]
+    assert sorted(keys) == ["default/a", "default/b", "default/d", "default/e", "default/f"]
+    assert len(keys) == len(set(keys))
+    assert dict(found)[ObjectKey("default/d")].resource_version == "2"
 
 
 def test_the_baseline_mark_is_kept_across_restarts_and_set_once(tmp_path: Path) -> None:
