@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 MessageForm = Literal["text", "blocks", "payload"]
+ContextPart = Literal["logs", "events", "owners"]
+CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners")
 ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload"})
 
 
@@ -20,6 +22,28 @@ class Message:
     text: str  # plain text: Slack's fallback, the console line
     blocks: tuple[dict[str, Any], ...] = ()  # Slack Block Kit
     payload: dict[str, Any] = field(default_factory=dict)  # the webhook JSON body
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRequest:
+    """What a rule with ``enrich:`` asks delivery to fetch and attach before sending.
+
+    Built from the object as the rule saw it; delivery fetches it once for all
+    the rule's sinks (``key``), off the workers' path (``notifier.enrichment``).
+    """
+
+    parts: tuple[ContextPart, ...]
+    kind: str
+    namespace: str
+    name: str
+    uid: str
+    resource_version: str
+    logs: tuple[tuple[str, bool], ...] = ()  # (container, previous instance?)
+    owner: tuple[str, str] | None = None  # (kind, name) of its controller
+
+    @property
+    def key(self) -> str:
+        return f"{self.uid or self.namespace + '/' + self.name}@{self.resource_version}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,3 +58,4 @@ class Notification:
     thread_key: str | None = None  # Slack threading: same key, same thread
     resolves: bool = False  # the end of what the thread's first message told (send_resolved)
     correlation_id: str = ""  # the transition's, so logs tie match and delivery together
+    context: ContextRequest | None = None  # context to attach before sending (``enrich:``)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from notifier.enrichment.config import EnrichmentConfig
 from notifier.kinds.config import ResourceSpec
 from notifier.notifications import MessageForm
 from notifier.objects import Kind
@@ -54,6 +55,7 @@ class Config(_Section):
     rules: list[RuleSpec] = []
     inhibit_rules: list[InhibitSpec] = []  # a source's states mute matching targets
     state: StateConfig = StateConfig()  # the SQLite file: outbox, dead letters, last-seen objects
+    enrichment: EnrichmentConfig = EnrichmentConfig()  # how rules' ``enrich:`` context is fetched
 
     def sink_states(self) -> dict[str, bool]:
         """Every sink by name: enabled or not."""
@@ -62,6 +64,14 @@ class Config(_Section):
     def uses_namespace_labels(self) -> bool:
         """A rule selects namespaces by label: their labels must be watched (and RBAC allow it)."""
         return any(rule.match.namespace_selector for rule in self.rules)
+
+    def context_parts(self) -> dict[str, list[str]]:
+        """Each context part some rule asks for (``enrich:``), with the rules asking."""
+        asked: dict[str, list[str]] = {}
+        for rule in self.rules:
+            for part in rule.enrich:
+                asked.setdefault(part, []).append(rule.name)
+        return asked
 
     def sink_forms(self) -> dict[str, frozenset[MessageForm]]:
         """Every sink by name: the message forms it sends."""

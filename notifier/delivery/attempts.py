@@ -31,6 +31,7 @@ from notifier.delivery.metrics import (
 )
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.retrying import RetryPolicy
+from notifier.notifications import Notification
 from notifier.sinks.base import SendError, Sink
 from notifier.sinks.config import DeliveryOptions
 from notifier.state import Failure, Outbox
@@ -61,6 +62,7 @@ class Attempts:
         policy: RetryPolicy,
         clocks: Clocks,
         halted: threading.Event,
+        enriched: Callable[[Notification], Notification] = lambda n: n,
     ) -> None:
         self._sink = sink
         self._options = options
@@ -72,18 +74,21 @@ class Attempts:
         self._clocks = clocks
         self._sleep = clocks.sleep if clocks.sleep is not None else halted.wait
         self._halted = halted
+        self._enriched = enriched
         self._labels = SinkLabels(sink.integration, sink.name)
 
     def handle(self, envelope: Envelope) -> None:
         if self._age(envelope) > self._options.max_age_seconds:
             self._give_up(envelope, Failure("max_age", "too old to send", envelope.attempts))
             return
+        if envelope.sending is None:  # context fetched before the pacing slot is claimed
+            envelope.sending = self._enriched(envelope.notification)
         if not self._wait_for_turn():
             self._queue.release(envelope)
             return
         envelope.attempts += 1
         try:
-            self._sink.send(envelope.notification)
+            self._sink.send(envelope.sending)
         except SendError as err:
             self._failed(envelope, err)
         except Exception as err:

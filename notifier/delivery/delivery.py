@@ -29,13 +29,14 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 from notifier.delivery.attempts import Clocks
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.metrics import DROPPED, QUEUES
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
-from notifier.notifications import Notification
+from notifier.notifications import ContextRequest, Notification
 from notifier.state import Outbox
 from notifier.supervision import supervised
 
@@ -44,6 +45,14 @@ log = logging.getLogger(__name__)
 _HALT_GRACE_SECONDS = 2.0
 # A removed sink keeps sending what it holds for this long; the rest stays in the outbox.
 RETIRE_SECONDS = 60.0
+
+
+class Enriching(Protocol):
+    """Context for notifications whose rule asked for it (``notifier.enrichment.Enricher``)."""
+
+    def prefetch(self, request: ContextRequest) -> None: ...
+
+    def enriched(self, notification: Notification) -> Notification: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +88,11 @@ class Delivery:
         self._changes = threading.Lock()  # apply / retire / stop, one at a time
         self._seqs = itertools.count(1)
         self._started = False
+        self._enricher: Enriching | None = None
+
+    def enrich_with(self, enricher: Enriching | None) -> None:
+        """Context is fetched from submission on and attached just before a send."""
+        self._enricher = enricher
 
     @property
     def running(self) -> bool:
@@ -90,6 +104,8 @@ class Delivery:
         )
 
     def submit(self, notification: Notification) -> None:
+        if notification.context is not None and self._enricher is not None:
+            self._enricher.prefetch(notification.context)
         runner = self._runners.get(notification.sink) or self._retiring_runner(notification.sink)
         if runner is None:
             DROPPED.labels("unknown", "unknown", "unknown_sink").inc()
@@ -159,8 +175,19 @@ class Delivery:
 
     def _runner(self, target: DeliveryTarget) -> SinkRunner:
         return SinkRunner(
-            target, outbox=self._outbox, pacer=self._pacer, clocks=self._clocks, rng=self._rng
+            target,
+            outbox=self._outbox,
+            pacer=self._pacer,
+            clocks=self._clocks,
+            rng=self._rng,
+            enriched=self._enriched,
         )
+
+    def _enriched(self, notification: Notification) -> Notification:
+        enricher = self._enricher
+        if notification.context is None or enricher is None:
+            return notification
+        return enricher.enriched(notification)
 
     def _retire(self, name: str) -> None:
         runner = self._runners.pop(name, None)

@@ -17,6 +17,8 @@ class Envelope:
     seq: int
     notification: Notification
     attempts: int = 0
+    # What is sent: the notification with its context attached, fetched once, kept for retries.
+    sending: Notification | None = None
 
     @property
     def key(self) -> str:

@@ -14,6 +14,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from notifier.delivery.attempts import Attempts, Clocks
@@ -23,6 +24,7 @@ from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.metrics import DROPPED, SinkLabels
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.retrying import RetryPolicy
+from notifier.notifications import Notification
 from notifier.sinks.base import Sink
 from notifier.sinks.config import DeliveryOptions
 from notifier.state import Outbox
@@ -51,8 +53,10 @@ class SinkRunner:
         pacer: Pacer,
         clocks: Clocks,
         rng: random.Random,
+        enriched: Callable[[Notification], Notification] = lambda n: n,
     ) -> None:
         self._target = target
+        self._enriched = enriched
         self._clocks = clocks
         self._outbox = outbox
         self._pacer = pacer
@@ -175,6 +179,7 @@ class SinkRunner:
             policy=RetryPolicy.from_options(target.options, self._rng),
             clocks=self._clocks,
             halted=self._halted,
+            enriched=self._enriched,
         )
 
     def _work(self) -> None:

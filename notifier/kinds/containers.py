@@ -145,6 +145,30 @@ def container_facts(
     return None
 
 
+def log_sources(statuses: Sequence[ContainerStatus], most: int = 3) -> tuple[tuple[str, bool], ...]:
+    """Containers whose log tells why they are in trouble: (name, from the previous instance?).
+
+    A container that ended badly and was not started again has its own log; one
+    waiting to start again (a crash loop) or restarted has it in the instance
+    before (``previous=true``). Healthy containers are left out.
+    """
+    sources: list[tuple[str, bool]] = []
+    for status in statuses:
+        terminated = status.state.terminated
+        if terminated is not None and terminated.exit_code != 0:
+            sources.append((status.name, False))
+        elif _crashed_before(status):
+            sources.append((status.name, True))
+    return tuple(sources[:most])
+
+
+def _crashed_before(status: ContainerStatus) -> bool:
+    last = status.last_state.terminated
+    if status.restart_count == 0 or last is None:
+        return False
+    return status.state.waiting is not None or last.exit_code != 0
+
+
 def _is_troubled(status: ContainerStatus, restarts_before: int) -> bool:
     state = status.state
     if state.waiting is not None and state.waiting.reason not in _BENIGN_WAITING:

@@ -19,6 +19,7 @@ from notifier.kinds.containers import (
     container_facts,
     down_after_oom,
     last_oom,
+    log_sources,
     restarted,
     share_statuses,
     status_fields,
@@ -185,6 +186,9 @@ POD = KindSpec(
     facts=_facts,
     share=_share,
     labels=lambda pod: {"node": pod.spec.node_name},
+    log_sources=lambda pod: log_sources(
+        pod.status.init_container_statuses + pod.status.container_statuses
+    ),
     critical=(OOM_KILLED, *WAITING_STATES, "Evicted", "Failed"),
     warning=("NotReady", "Terminating", "Unknown"),
 )

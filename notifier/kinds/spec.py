@@ -83,6 +83,10 @@ def no_signals(old: Any, new: Any) -> Iterable[str]:
     return ()
 
 
+def no_log_sources(obj: Any) -> tuple[tuple[str, bool], ...]:
+    return ()
+
+
 @dataclass(frozen=True)
 class KindSpec(Generic[T]):
     """One kind: its Struct, where it is served, and how its changes are told.
@@ -108,6 +112,8 @@ class KindSpec(Generic[T]):
     owner: Callable[[T], tuple[str, str] | None] | None = None  # None: the controller owner
     # Values inhibition rules may compare (``equal: [node]``): a Pod's node, a Node's name.
     labels: Callable[[T], Mapping[str, str]] = lambda obj: {}
+    # Containers whose log ``enrich: [logs]`` attaches: (name, previous instance?).
+    log_sources: Callable[[T], tuple[tuple[str, bool], ...]] = no_log_sources
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
     all_signals: Mapping[str, str] = field(init=False)

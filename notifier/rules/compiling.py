@@ -125,6 +125,7 @@ class _Compiler:
             send_resolved=spec.send_resolved,
             to=frozenset(spec.match.to),
             thread_by_object=spec.thread_by == "object",
+            enrich=tuple(spec.enrich),
         )
 
     def default_route(self) -> CompiledRule | None:

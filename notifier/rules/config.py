@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from notifier.notifications import ContextPart
 from notifier.objects import Kind
 from notifier.rules.durations import Duration
 from notifier.transitions.model import EventType, Origin
@@ -102,6 +103,8 @@ class RuleSpec(_Spec):
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it
     thread_by: Literal["object"] | None = None
+    # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
+    enrich: list[ContextPart] = []
 
     @field_validator("name")
     @classmethod
@@ -112,6 +115,11 @@ class RuleSpec(_Spec):
                 "starting and ending with a letter or digit, at most 100 characters"
             )
         return value
+
+    @field_validator("enrich")
+    @classmethod
+    def _each_part_once(cls, value: list[ContextPart]) -> list[ContextPart]:
+        return list(dict.fromkeys(value))
 
     @field_validator("group_by")
     @classmethod

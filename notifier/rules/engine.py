@@ -26,6 +26,7 @@ from typing import Any
 from notifier.notifications import Message, Notification
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
+from notifier.rules.enriching import context_request
 from notifier.rules.facts import digest_context, resolution_context, single_context
 from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.inhibiting import Inhibitor
@@ -217,9 +218,11 @@ class RulesEngine:
         _count_render(failed, "single")
         self._remember(release, now)
         thread = item.context["fingerprint"] if item.rule.thread_by_object else None
+        context = context_request(item.rule.enrich, item.transition)
         return for_transition(
-            item.rule.name, item.rule.sinks, item.transition, message, now, thread_key=thread
-        )
+            item.rule.name, item.rule.sinks, item.transition, message, now,
+            thread_key=thread, context=context,
+        )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
         """What was told, for rules that send a resolution when it is over."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from notifier.notifications import Message, Notification
+from notifier.notifications import ContextRequest, Message, Notification
 from notifier.transitions.model import Origin, Transition
 
 
@@ -52,6 +52,7 @@ def for_transition(
     *,
     status: str = "firing",
     thread_key: str | None = None,
+    context: ContextRequest | None = None,
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
@@ -67,6 +68,7 @@ def for_transition(
             correlation_id=transition.correlation_id,
             thread_key=thread_key,
             resolves=status == "resolved",
+            context=context,
         )
         for sink in sinks
     ]

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from notifier.notifications import MessageForm
+from notifier.notifications import ContextPart, MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import Action
 from notifier.rules.inhibiting import CompiledInhibition
@@ -62,6 +62,7 @@ class CompiledRule:
     send_resolved: bool = False
     to: frozenset[str] = frozenset()  # the rule's ``to:`` names; empty: anything reached
     thread_by_object: bool = False
+    enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until

@@ -39,6 +39,7 @@ from notifier.rules.silences import SilenceBook
 from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
+from notifier.service.enrichment import build_enricher, enrichment_stager
 from notifier.service.firing import DurableFirings
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
@@ -143,7 +144,10 @@ class _Service:
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
         self.namespaces = NamespaceWatch(raw)
-        holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage)
+        self.enricher = build_enricher(raw, config)
+        self.delivery.enrich_with(self.enricher)
+        enrichment = enrichment_stager(self.enricher, raw)
+        holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage, enrichment)
         holding = DurableHolding(state.held) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
         self.silences = SilenceBook()
@@ -299,6 +303,7 @@ class _Service:
             self._election_stop.set()  # the elector releases the Lease for a fast takeover
             self._election.join(5)
         delivered = self.delivery.stop(deadline)
+        self.enricher.stop()
         if self.state is not None:
             self.state.close()
         if self.http is not None:

@@ -74,8 +74,9 @@ class RawClient:
         *,
         method: str = "GET",
         body: dict[str, Any] | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
     ) -> urllib3.BaseHTTPResponse:
-        response = self._call(method, path, query, body, read_timeout)
+        response = self._call(method, path, query, body, (connect_timeout, read_timeout))
         if not 200 <= response.status < 300:
             data = response.data
             response.release_conn()
@@ -90,7 +91,7 @@ class RawClient:
         path: str,
         query: dict[str, str],
         body: dict[str, Any] | None,
-        read_timeout: float,
+        timeouts: tuple[float, float],
     ) -> urllib3.BaseHTTPResponse:
         """The package's REST client: its TLS, proxy and credentials; the body left unread."""
         api = self._access.api
@@ -107,9 +108,7 @@ class RawClient:
         for name, value in self._access.impersonation:
             sent.add(name, value)
         try:
-            answer = api.call_api(
-                method, url, sent, content, _request_timeout=(CONNECT_TIMEOUT, read_timeout)
-            )
+            answer = api.call_api(method, url, sent, content, _request_timeout=timeouts)
         except ApiException as err:  # how the REST client reports a TLS failure
             raise urllib3.exceptions.SSLError(err.reason) from err
         response: urllib3.BaseHTTPResponse = answer.response
@@ -130,6 +129,19 @@ class RawClient:
         response = self._request(path, query or {}, LIST_READ_TIMEOUT, method=method, body=body)
         try:
             return response.data
+        finally:
+            response.release_conn()
+
+    def get_bounded(
+        self, path: str, query: dict[str, str], *, timeout: float, max_bytes: int
+    ) -> bytes:
+        """A GET that waits at most ``timeout`` per step and reads at most ``max_bytes``."""
+        response = self._request(path, query, timeout, connect_timeout=timeout)
+        try:
+            data = response.read(max_bytes + 1)
+            if len(data) > max_bytes:  # the rest is not wanted: no half-read connection reused
+                response.close()
+            return data[:max_bytes]
         finally:
             response.release_conn()
 

@@ -537,6 +537,44 @@ def test_rbac_grants_exactly_what_the_scenario_enables(offline_helm: Helm, scena
     assert all(g[2] != "secrets" and "*" not in g[1:4] for g in grants)
 
 
+ENRICH_RULES = """
+config:
+  sinks: [{name: out, type: console}]
+  rules:
+    - {name: crashes, match: {kinds: [Pod]}, sinks: [out], enrich: [logs, owners]}
+    - {name: failures, match: {kinds: [Pod]}, sinks: [out], enrich: [logs, events]}
+"""
+OWNER_KINDS = {
+    ("apps", "replicasets"), ("apps", "deployments"), ("apps", "statefulsets"),
+    ("apps", "daemonsets"), ("batch", "jobs"), ("batch", "cronjobs"),
+    ("", "replicationcontrollers"),
+}  # fmt: skip
+
+
+def test_rbac_for_enrichment_follows_the_rules_that_ask(offline_helm: Helm, tmp_path: Path) -> None:
+    values = tmp_path / "enrich.yaml"
+    values.write_text(ENRICH_RULES)
+    namespaced = tmp_path / "namespaced.yaml"
+    namespaced.write_text("watchNamespaces: [team-a]\n")
+    cluster_wide = _grants(
+        offline_helm.template("kn", values_file("minimal-values.yaml"), f"--values={values}")
+    )
+    added = cluster_wide - EXPECTED_GRANTS["minimal-values.yaml"]
+    assert added == {("*", "", "pods/log", "get", ""), ("*", "", "events", "list", "")} | {
+        ("*", group, resource, "get", "") for group, resource in OWNER_KINDS
+    }
+    in_team_a = _grants(
+        offline_helm.template(
+            "kn", values_file("minimal-values.yaml"), f"--values={values}", f"--values={namespaced}"
+        )
+    )
+    assert ("team-a", "", "pods/log", "get", "") in in_team_a
+    assert not any(grant[0] == "*" and grant[2] == "pods/log" for grant in in_team_a)
+    assert ("*", "", "pods/log", "get", "") not in _grants(
+        offline_helm.template("kn", values_file("minimal-values.yaml"))
+    )
+
+
 # -- the API server accepts what the chart renders --------------------------------------
 
 MONITORING_CRDS = {"servicemonitors": "ServiceMonitor", "prometheusrules": "PrometheusRule"}

@@ -260,3 +260,14 @@ delivery.concurrency). Not the rules or the rest of the sinks: they hot-reload.
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/* The context parts the rules ask for (`enrich:`), as a JSON list: RBAC follows them. */}}
+{{- define "kube-notifier.enrichParts" -}}
+{{- $parts := list }}
+{{- range $rule := (default list (include "kube-notifier.config" . | fromYaml).rules) }}
+{{- range $part := (default list $rule.enrich) }}
+{{- $parts = append $parts $part }}
+{{- end }}
+{{- end }}
+{{- $parts | uniq | toJson }}
+{{- end }}

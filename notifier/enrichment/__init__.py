@@ -1,0 +1,8 @@
+"""Context attached to a notification before it is sent: logs, Warning Events, owners.
+
+A rule asks with ``enrich: [logs, events, owners]``; the rules put a
+``ContextRequest`` on its notifications; delivery starts fetching when a
+notification is submitted (``Enricher.prefetch``) and waits for the rest of
+the deadline only when the notification reaches the head of its sink's
+queue (``Enricher.context_for``). The workers never wait for the API here.
+"""

@@ -1,0 +1,37 @@
+"""``enrichment:``: how context is fetched (bounds, deadline, rate) and what is redacted."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from notifier.enrichment.redaction import check_pattern
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RedactionSpec(_Spec):
+    """A regex (RE2) whose matches in log lines are replaced before they leave the cluster."""
+
+    pattern: str = Field(min_length=1, max_length=1000)
+    replacement: str = Field(default="[REDACTED]", max_length=200)  # may use \\1 for a group
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        check_pattern(value)
+        return value
+
+
+class EnrichmentConfig(_Spec):
+    timeout_seconds: float = Field(default=3.0, gt=0, le=30)  # per notification, all parts
+    concurrency: int = Field(default=2, ge=1, le=16)  # fetches in flight at once
+    requests_per_second: float = Field(default=5.0, gt=0, le=100)  # to the API server
+    burst: int = Field(default=10, ge=1, le=100)
+    log_lines: int = Field(default=20, ge=1, le=200)  # the last lines of each container's log
+    log_bytes: int = Field(default=4096, ge=256, le=65536)  # and at most this many bytes
+    events: int = Field(default=5, ge=1, le=20)  # the most recent Warning Events
+    owner_depth: int = Field(default=4, ge=1, le=8)  # owners followed up the chain
+    default_redactions: bool = True  # passwords, tokens, keys: see docs/enrichment.md
+    redact: list[RedactionSpec] = Field(default=[], max_length=50)
