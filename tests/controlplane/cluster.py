@@ -111,6 +111,8 @@ class ControlPlane:
             "--profiling=false",
             "--max-requests-inflight=1000",
             "--max-mutating-requests-inflight=500",
+            # kwok's fake kubelets serve pods/log on 127.0.0.1; node names do not resolve.
+            "--kubelet-preferred-address-types=InternalIP",
             "--v=0",
         ]
 
@@ -235,14 +237,19 @@ class ControlPlane:
             "--kube-api-qps=200",
             "--kube-api-burst=400",
         ]
+        kubelet_port = free_port()  # kwok's kubelet API: pods/log is proxied here
         kwok = [
             str(assets.require("kwok")),
             f"--kubeconfig={kcfg}",
             "--manage-all-nodes=false",
             f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
-            f"--node-port={free_port()}",
-            f"--server-address=127.0.0.1:{free_port()}",
+            "--node-ip=127.0.0.1",
+            f"--node-port={kubelet_port}",
+            f"--server-address=127.0.0.1:{kubelet_port}",
+            f"--tls-cert-file={self.pki.serving_cert}",
+            f"--tls-private-key-file={self.pki.serving_key}",
             *(f"--config={stage}" for stage in self._stage_files()),
+            f"--config={self._container_logs_config()}",
         ]
         for name, argv in (
             ("kube-controller-manager", kcm),
@@ -254,6 +261,43 @@ class ControlPlane:
             self.extras.append(proc)
         for index in range(nodes):
             self.kubectl_apply(self._fake_node(f"kwok-node-{index}"))
+
+    @property
+    def container_logs(self) -> Path:
+        """``current.log`` / ``previous.log`` here are every kwok Pod container's logs.
+
+        CRI log format, one line each: ``<RFC 3339 time> stdout F <text>``
+        (``write_container_log``). Tests that read logs write them first.
+        """
+        return self.run_dir / "container-logs"
+
+    def write_container_log(self, lines: list[str], *, previous: bool) -> None:
+        self.container_logs.mkdir(exist_ok=True)
+        stamp = "2026-01-01T00:00:00.000000000Z"
+        text = "".join(f"{stamp} stdout F {line}\n" for line in lines)
+        (self.container_logs / ("previous.log" if previous else "current.log")).write_text(text)
+
+    def _container_logs_config(self) -> Path:
+        self.container_logs.mkdir(exist_ok=True)
+        for name in ("current.log", "previous.log"):
+            (self.container_logs / name).touch()
+        config = {
+            "apiVersion": "kwok.x-k8s.io/v1alpha1",
+            "kind": "ClusterLogs",
+            "metadata": {"name": "every-container"},
+            "spec": {
+                "logs": [
+                    {
+                        "containers": [],
+                        "logsFile": str(self.container_logs / "current.log"),
+                        "previousLogsFile": str(self.container_logs / "previous.log"),
+                    }
+                ]
+            },
+        }
+        path = self.run_dir / "kwok-container-logs.yaml"
+        path.write_text(json.dumps(config))
+        return path
 
     def _stage_files(self) -> list[Path]:
         stock = assets.cache_dir() / assets.STAGES_DIR

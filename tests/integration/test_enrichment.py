@@ -1,0 +1,121 @@
+"""Context enrichment through the running service against the real control plane.
+
+kwok serves the container logs (its kubelet API behind ``pods/log``, from the
+files the test writes: ``ControlPlane.write_container_log``), the API server
+proxies them, and the Warning Event and owners are real objects.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.controlplane.cluster import ControlPlane
+from tests.integration.kube import Kube
+from tests.integration.service import ServiceProcess
+from tests.support.webhook_server import WebhookServer
+
+pytestmark = pytest.mark.fullcluster
+
+CONFIG = """
+cluster_name: test
+watch:
+  namespaces: [{ns}]
+  kinds: [Pod]
+sinks:
+  - {{name: hook, type: webhook, url: "{url}"}}
+enrichment:
+  timeout_seconds: 10
+  log_lines: 5
+  redact:
+    - {{pattern: 'customer-[0-9]+', replacement: 'customer-#'}}
+rules:
+  - name: crashloops
+    match: {{kinds: [Pod], to: [CrashLoopBackOff]}}
+    sinks: [hook]
+    enrich: [logs, events, owners]
+"""
+
+PREVIOUS_LOG = [
+    "starting worker 1",
+    "connecting to db with password=hunter2",
+    "GET /orders Authorization: Bearer abcdefghijklmnopqrstuvwxyz",
+    "order for customer-12345 failed",
+    "loaded 3 plugins",
+    "panic: runtime error: invalid memory address",
+]
+
+
+def _deployment(labels: dict[str, str]) -> dict[str, Any]:
+    pod = {"metadata": {"labels": labels},
+           "spec": {"containers": [{"name": "web", "image": "busybox:1.36"}]}}  # fmt: skip
+    return {
+        "metadata": {"name": "web"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": labels}, "template": pod},
+    }
+
+
+def _running_pod(kube: Kube, ns: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for pod in kube.core.list_namespaced_pod(ns).items:
+            if pod.status.phase == "Running":
+                return {"name": pod.metadata.name, "uid": pod.metadata.uid,
+                        "owner": pod.metadata.owner_references[0].name}  # fmt: skip
+        time.sleep(0.2)
+    raise AssertionError("the Deployment's Pod never ran on a kwok node")
+
+
+def _warning_event(kube: Kube, ns: str, pod: dict[str, Any]) -> None:
+    involved = {"kind": "Pod", "namespace": ns, "name": pod["name"], "uid": pod["uid"]}
+    kube.core.create_namespaced_event(ns, {
+        "metadata": {"name": f"{pod['name']}.backoff"},
+        "involvedObject": involved, "type": "Warning", "reason": "BackOff", "count": 4,
+        "message": "Back-off restarting failed container web",
+        "lastTimestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    })  # fmt: skip
+
+
+def test_a_crash_loop_arrives_with_its_last_log_lines_redacted_events_and_owners(
+    full_cluster: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    full_cluster.write_container_log(PREVIOUS_LOG, previous=True)
+    kube = Kube(full_cluster)
+    ns = kube.namespace("enrich")
+    kube.apps.create_namespaced_deployment(ns, _deployment({"app": "web"}))
+    pod = _running_pod(kube, ns)
+    _warning_event(kube, ns, pod)
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(ns=ns, url=receiver.url))
+    service = ServiceProcess(config, full_cluster.kubeconfig, "none").start()
+    try:
+        service.wait_ready()
+        labels = {"metadata": {"labels": {"kube-notifier.test/stage": "crashloop"}}}
+        kube.core.patch_namespaced_pod(pod["name"], ns, labels)
+        [told] = receiver.wait_for_count(1, timeout=60)
+        metrics = service.get("/metrics")[1]
+    finally:
+        assert service.stop() == 0
+    context = told.json()["context"]
+    assert context["problems"] == []
+    [log] = context["logs"]
+    assert (log["container"], log["previous"]) == ("web", True)
+    assert log["lines"] == [
+        "connecting to db with password=[REDACTED]",
+        "GET /orders Authorization: Bearer [REDACTED]",
+        "order for customer-# failed",
+        "loaded 3 plugins",
+        "panic: runtime error: invalid memory address",
+    ]  # the last 5 (log_lines), every secret replaced before it left
+    [event] = context["events"]
+    assert (event["reason"], event["count"]) == ("BackOff", 4)
+    assert context["owners"] == [f"ReplicaSet/{pod['owner']}", "Deployment/web"]
+    # The log, the event list, and one GET per owner (the Deployment's: has it an owner?).
+    for part, requests in (("logs", 1), ("events", 1), ("owners", 2)):
+        assert (
+            f'kube_notifier_enrichment_api_requests_total{{outcome="ok",part="{part}"}} {requests}.0'
+            in metrics
+        )
