@@ -151,6 +151,9 @@ class ContextFetcher:
     def _get(
         self, part: str, path: str, query: dict[str, str], budget: _Budget, max_bytes: int
     ) -> bytes:
+        if budget.left() <= 0:
+            API_REQUESTS.labels(part, "timeout").inc()
+            raise FetchError("no time left (enrichment.timeout_seconds)")
         wait = self._bucket.when(part)
         if wait >= budget.left():
             API_REQUESTS.labels(part, "rate_limited").inc()
@@ -158,9 +161,6 @@ class ContextFetcher:
         if wait > 0:
             time.sleep(wait)
         left = budget.left()
-        if left <= 0:
-            API_REQUESTS.labels(part, "timeout").inc()
-            raise FetchError("no time left (enrichment.timeout_seconds)")
         try:
             data = self._client.get_bounded(path, query, timeout=left, max_bytes=max_bytes)
         except ApiError as err:

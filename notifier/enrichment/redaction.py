@@ -8,7 +8,8 @@ never half shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,14 +40,40 @@ def check_pattern(pattern: str) -> None:
         raise ValueError(f"invalid redaction pattern {pattern!r}: {err}") from None
 
 
+_GROUP_REFERENCE = re.compile(r"\\(\d{1,2})|\\g<(\w+)>")
+
+
+def expander(replacement: str) -> Callable[[Any], str]:
+    """``\\1`` / ``\\g<name>`` filled from a match, the rest as written.
+
+    Ours, not the RE2 module's ``sub`` string form: that one garbles
+    characters beyond ASCII in the replacement (``…`` came out as ``â\\x80¦``).
+    """
+    pieces: list[tuple[str, int | str | None]] = []  # (text as written, group after it)
+    at = 0
+    for found in _GROUP_REFERENCE.finditer(replacement):
+        number, name = found.groups()
+        group = int(number) if number else int(name) if name.isdigit() else name
+        pieces.append((replacement[at : found.start()], group))
+        at = found.end()
+    pieces.append((replacement[at:], None))
+
+    def expand(match: Any) -> str:
+        return "".join(
+            text + ("" if group is None else match.group(group) or "") for text, group in pieces
+        )
+
+    return expand
+
+
 @dataclass(frozen=True, slots=True)
 class Redactor:
-    rules: tuple[tuple[Any, str], ...]
+    rules: tuple[tuple[Any, Callable[[Any], str]], ...]
 
     @classmethod
     def build(cls, extra: Iterable[tuple[str, str]], *, defaults: bool = True) -> Redactor:
         pairs = [*(DEFAULT_REDACTIONS if defaults else ()), *extra]
-        return cls(tuple((re2.compile(p, options=_OPTIONS), repl) for p, repl in pairs))
+        return cls(tuple((re2.compile(p, options=_OPTIONS), expander(r)) for p, r in pairs))
 
     def __call__(self, line: str) -> str:
         for pattern, replacement in self.rules:
