@@ -29,6 +29,7 @@ import msgspec
 import yaml
 
 from notifier.config import ConfigError, LoadedConfig, read_config
+from notifier.enrichment.access import NEEDS
 from notifier.kinds.registry import KINDS
 from notifier.objects import Kind, KubeObject
 from notifier.rules.engine import preview
@@ -89,6 +90,12 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     )
     for warning in loaded.warnings:
         print(warning, file=out)
+    for part, rules in config.context_parts().items():
+        print(
+            f"{args.file}: rules {', '.join(rules)} enrich with {part}: the service account "
+            f"needs {NEEDS[part]} (the chart grants it for rules in its values)",
+            file=out,
+        )
     return 0
 
 

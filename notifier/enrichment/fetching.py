@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import msgspec
 import urllib3
 
+from notifier.enrichment.access import NEEDS
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.context import ContainerLog, Context, WarningEvent
 from notifier.enrichment.metrics import API_REQUESTS
@@ -31,7 +32,6 @@ from notifier.source.client import ApiError, RawClient
 _MAX_RESPONSE = 1 << 20  # an event list or an owner: far more than either needs
 _LOG_READ_FACTOR = 16  # read this much more log than kept, so the kept part is the end
 _STATUS_PROBLEMS = {401: "unauthorized", 403: "forbidden", 404: "not found"}
-_NEEDS = {"logs": "get on pods/log", "events": "list on events", "owners": "get on the owner"}
 
 
 class FetchError(Exception):
@@ -166,7 +166,7 @@ class ContextFetcher:
         except ApiError as err:
             outcome = _STATUS_PROBLEMS.get(err.status, f"error {err.status}")
             API_REQUESTS.labels(part, outcome.replace(" ", "_")).inc()
-            needs = f" (needs {_NEEDS[part]})" if err.status == 403 else ""
+            needs = f" (needs {NEEDS[part]})" if err.status == 403 else ""
             raise FetchError(f"{outcome}{needs}: {err.message or err.reason}"[:300]) from None
         except (urllib3.exceptions.HTTPError, OSError) as err:
             timed_out = isinstance(err, urllib3.exceptions.TimeoutError)

@@ -17,17 +17,13 @@ import urllib3
 from notifier.config.loading import LoadedConfig
 from notifier.config.model import Config
 from notifier.config.reloading import Staged, Stager
+from notifier.enrichment.access import REVIEWED
 from notifier.enrichment.enricher import Enricher
 from notifier.source.client import ApiError, RawClient
 
 log = logging.getLogger(__name__)
 
 _REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
-# part -> (verb, resource, subresource)
-_PERMISSIONS = {
-    "logs": ("get", "pods", "log"),
-    "events": ("list", "events", ""),
-}
 
 
 def enrichment_stager(enricher: Enricher, client: RawClient) -> Stager:
@@ -50,9 +46,9 @@ def warn_missing_access(client: RawClient, config: Config, parts: Sequence[str] 
     asked = config.context_parts()
     scopes = config.watch.namespaces[:5] or [""]
     for part in parts or sorted(asked):
-        if part not in _PERMISSIONS:
+        if part not in REVIEWED:
             continue
-        verb, resource, subresource = _PERMISSIONS[part]
+        verb, resource, subresource = REVIEWED[part]
         denied = [
             scope
             for scope in scopes

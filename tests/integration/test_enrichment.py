@@ -116,6 +116,6 @@ def test_a_crash_loop_arrives_with_its_last_log_lines_redacted_events_and_owners
     # The log, the event list, and one GET per owner (the Deployment's: has it an owner?).
     for part, requests in (("logs", 1), ("events", 1), ("owners", 2)):
         assert (
-            f'kube_notifier_enrichment_api_requests_total{{outcome="ok",part="{part}"}} {requests}.0'
-            in metrics
+            f'kube_notifier_enrichment_api_requests_total{{outcome="ok",part="{part}"}} '
+            f"{requests}.0" in metrics
         )

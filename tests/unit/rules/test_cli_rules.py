@@ -26,6 +26,17 @@ def test_check_accepts_the_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert "OK: 11 rules, 3 sinks (2 enabled)" in capsys.readouterr().out
 
 
+def test_check_says_what_rbac_the_enrich_parts_need(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rule = {"name": "crashes", "match": {"kinds": ["Pod"]}, "sinks": ["out"], "enrich": ["logs"]}
+    config = {"sinks": [{"name": "out", "type": "console"}], "rules": [rule]}
+    assert main(["rules", "check", str(_write(tmp_path, "c.yaml", config))]) == 0
+    assert "rules crashes enrich with logs: the service account needs get on pods/log" in (
+        capsys.readouterr().out
+    )
+
+
 def test_check_reports_every_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "check", str(BROKEN)]) == 1
     out = capsys.readouterr().out
