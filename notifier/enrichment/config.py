@@ -27,8 +27,9 @@ class RedactionSpec(_Spec):
 class EnrichmentConfig(_Spec):
     timeout_seconds: float = Field(default=3.0, gt=0, le=30)  # per notification, all parts
     concurrency: int = Field(default=2, ge=1, le=16)  # fetches in flight at once
-    requests_per_second: float = Field(default=5.0, gt=0, le=100)  # to the API server
-    burst: int = Field(default=10, ge=1, le=100)
+    # To the API server, all fetches together: a notification costs 1 to 4 requests.
+    requests_per_second: float = Field(default=20.0, gt=0, le=100)
+    burst: int = Field(default=40, ge=1, le=200)
     log_lines: int = Field(default=20, ge=1, le=200)  # the last lines of each container's log
     log_bytes: int = Field(default=4096, ge=256, le=65536)  # and at most this many bytes
     events: int = Field(default=5, ge=1, le=20)  # the most recent Warning Events

@@ -22,7 +22,7 @@ from notifier.enrichment.access import NEEDS
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.context import ContainerLog, Context, WarningEvent
 from notifier.enrichment.metrics import API_REQUESTS
-from notifier.enrichment.owners import owner_path
+from notifier.enrichment.owners import OwnerMemory, owner_path
 from notifier.enrichment.reading import EventList, OwnedObject, last_lines, newest_warnings
 from notifier.enrichment.redaction import Redactor
 from notifier.notifications import ContextRequest
@@ -64,6 +64,7 @@ class ContextFetcher:
         )
         self._bucket = bucket
         self._clock = clock
+        self._owners_seen = OwnerMemory(clock)
 
     def fetch(self, request: ContextRequest, deadline: float) -> Context:
         started = self._clock()
@@ -140,12 +141,16 @@ class ContextFetcher:
             path = owner_path(kind, request.namespace, name)
             if path is None:  # a kind we cannot look up: the chain ends with what we know
                 break
+            known, owner = self._owners_seen.get(path)
+            if known:
+                continue
             raw = self._get("owners", path, {}, budget, _MAX_RESPONSE)
             try:
                 owner = msgspec.json.decode(raw, type=OwnedObject).controller()
             except msgspec.DecodeError as err:
                 problems.append(f"owners: {kind}/{name} unreadable ({err})")
                 break
+            self._owners_seen.put(path, owner)
         return tuple(chain)
 
     def _get(

@@ -109,3 +109,17 @@ def test_an_unreadable_event_list_is_a_problem_not_an_exception() -> None:
     api = FakeApi({EVENTS_PATH: b"<html>proxy error</html>"})
     [problem] = _fetcher(api).fetch(request(parts=("events",)), 110.0).problems
     assert problem.startswith("events: unreadable answer")
+
+
+def test_owners_of_one_wave_are_looked_up_once_and_again_after_a_minute() -> None:
+    clock = Clock()
+    api = FakeApi({RS_PATH: owned_by("Deployment", "web"), DEPLOY_PATH: b"{}"})
+    fetcher = _fetcher(api, clock)
+    chains = [
+        fetcher.fetch(request(parts=("owners",), name=f"web-{n}"), 200.0).owners for n in range(3)
+    ]
+    assert chains == [("ReplicaSet/web-7d9f", "Deployment/web")] * 3
+    assert api.paths() == [RS_PATH, DEPLOY_PATH]
+    clock.now += 61
+    fetcher.fetch(request(parts=("owners",)), 300.0)
+    assert api.paths() == [RS_PATH, DEPLOY_PATH] * 2
