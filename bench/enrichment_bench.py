@@ -39,7 +39,6 @@ sinks:
   - {{name: enriched, type: webhook, url: "{url}/enriched"}}
   - {{name: plain, type: webhook, url: "{url}/plain"}}
 defaults: {{dedup_window: 0s}}
-enrichment: {{requests_per_second: 50, burst: 50}}
 rules:
   - name: enriched
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}
