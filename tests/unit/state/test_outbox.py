@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from notifier.notifications import ContextRequest
 from notifier.state import Failure, StateStore
 from tests.unit.sinks.factories import notification
 from tests.unit.state.helpers import open_store
@@ -54,6 +56,19 @@ def test_pending_rows_come_back_in_order_after_a_restart(db: Path) -> None:
     assert [note for _, note in page.items] == sent[1:]
     assert [seq for seq, _ in page.items] == seqs[1:]
     assert page.exhausted
+
+
+def test_a_context_request_survives_a_restart_so_the_context_is_fetched_then(db: Path) -> None:
+    request = ContextRequest(("logs", "owners"), "Pod", "shop", "web-1", "u1", "7",
+                             logs=(("app", True),), owner=("ReplicaSet", "web-7d9f"))  # fmt: skip
+    asking = dataclasses.replace(notification("hook"), context=request)
+    first = open_store(db)
+    first.outbox.add(asking)
+    first.close()
+    second = open_store(db)
+    [(_, read)] = second.outbox.pending("hook", after=0, limit=10).items
+    second.close()
+    assert read == asking and read.context == request
 
 
 def test_sequence_numbers_continue_above_what_is_left(db: Path) -> None:
