@@ -89,9 +89,7 @@ class ContextFetcher:
     def _logs(
         self, request: ContextRequest, budget: _Budget, problems: list[str]
     ) -> list[ContainerLog]:
-        if not request.logs:
-            problems.append("logs: no container of this object has a log to show")
-        found = []
+        found = []  # none asked: not a Pod, or no container in trouble; nothing to say
         for container, previous in request.logs:
             try:
                 found.append(self._log(request, container, previous, budget))
@@ -116,7 +114,8 @@ class ContextFetcher:
         return ContainerLog(container, previous, lines, truncated)
 
     def _events(self, request: ContextRequest, budget: _Budget) -> tuple[WarningEvent, ...]:
-        where = f"involvedObject.uid={request.uid}" if request.uid else (
+        # A Node's events name it by its name in involvedObject.uid, not by its uid.
+        where = f"involvedObject.uid={request.uid}" if request.uid and request.namespace else (
             f"involvedObject.kind={request.kind},involvedObject.name={request.name}"
         )  # fmt: skip
         path = f"/api/v1/namespaces/{request.namespace}/events" if request.namespace else (

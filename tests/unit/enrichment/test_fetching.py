@@ -100,9 +100,21 @@ def test_the_owner_chain_stops_at_its_depth_and_at_kinds_it_cannot_place() -> No
     assert _fetcher(api, owner_depth=1).fetch(only_owners, 110.0).owners == ("ReplicaSet/web-7d9f",)
 
 
-def test_an_object_without_a_troubled_container_says_there_is_no_log() -> None:
-    context = _fetcher(FakeApi({})).fetch(request(parts=("logs",), logs=()), 110.0)
-    assert context.problems == ("logs: no container of this object has a log to show",)
+def test_an_object_without_a_log_to_show_asks_nothing_and_says_nothing() -> None:
+    api = FakeApi({})
+    context = _fetcher(api).fetch(request(parts=("logs",), logs=()), 110.0)
+    assert not context and api.asked == []
+
+
+def test_a_nodes_events_are_found_by_kind_and_name() -> None:
+    api = FakeApi({"/api/v1/events": _events({"reason": "NodeNotReady", "message": "m"})})
+    node = request(parts=("events",), kind="Node", namespace="", name="node-a", uid="1f2e")
+    [event] = _fetcher(api).fetch(node, 110.0).events
+    assert event.reason == "NodeNotReady"
+    [(_, query, _)] = api.asked
+    assert (
+        query["fieldSelector"] == "involvedObject.kind=Node,involvedObject.name=node-a,type=Warning"
+    )
 
 
 def test_an_unreadable_event_list_is_a_problem_not_an_exception() -> None:
