@@ -29,6 +29,7 @@ import msgspec
 import yaml
 
 from notifier.config import ConfigError, LoadedConfig, read_config
+from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.kinds.registry import KINDS
 from notifier.objects import Kind, KubeObject
@@ -52,6 +53,14 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         help="do not read the sinks' *_file secrets and TLS files (they are in the pod, not "
         "here); everything else is checked as run checks it",
     )
+    check.add_argument(
+        "--service-account",
+        metavar="NAMESPACE/NAME",
+        help="ask the cluster (your kubeconfig) whether this service account has the RBAC the "
+        "rules' enrich: parts need; exit 1 if not",
+    )
+    check.add_argument("--kubeconfig", default=None, help="with --service-account")
+    check.add_argument("--context", default=None, help="with --service-account")
     check.set_defaults(handler=run_check)
     test = commands.add_parser("test", help="show what the rules do with one change")
     test.add_argument("file", type=Path)
@@ -96,7 +105,25 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
             f"needs {NEEDS[part]} (the chart grants it for rules in its values)",
             file=out,
         )
+    if args.service_account and config.context_parts():
+        return _check_access(args, config, out)
     return 0
+
+
+def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
+    from notifier.service.kube import KubeAccessError, cluster_access  # noqa: PLC0415
+    from notifier.source.client import RawClient  # noqa: PLC0415
+
+    try:
+        client = RawClient(cluster_access(args.kubeconfig, args.context))
+    except KubeAccessError as err:
+        print(f"error: {err}", file=out)
+        return 1
+    missing = missing_access(client, config, account=args.service_account)
+    for line in missing:
+        print(f"{args.file}: {line}", file=out)
+    return 1 if missing else 0
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:

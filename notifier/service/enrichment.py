@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
+from functools import partial
 
 import urllib3
 
@@ -22,8 +23,6 @@ from notifier.enrichment.enricher import Enricher
 from notifier.source.client import ApiError, RawClient
 
 log = logging.getLogger(__name__)
-
-_REVIEWS = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
 
 
 def enrichment_stager(enricher: Enricher, client: RawClient) -> Stager:
@@ -43,38 +42,56 @@ def enrichment_stager(enricher: Enricher, client: RawClient) -> Stager:
 
 def warn_missing_access(client: RawClient, config: Config, parts: Sequence[str] = ()) -> None:
     """Log each permission a rule's ``enrich:`` needs and this service account lacks."""
+    for line in missing_access(client, config, parts):
+        log.warning(
+            "%s: their messages will say so. With the chart, list the rules under config.rules "
+            "so it grants the access, or grant it yourself",
+            line,
+        )
+
+
+def missing_access(
+    client: RawClient, config: Config, parts: Sequence[str] = (), *, account: str | None = None
+) -> list[str]:
+    """What the rules' ``enrich:`` needs and ``account`` (or we) may not do, one line each.
+
+    ``account`` ("namespace/name" of a service account) is asked about with a
+    SubjectAccessReview, which needs ``create`` on subjectaccessreviews; without
+    it, we ask about ourselves (SelfSubjectAccessReview, allowed to everyone).
+    """
     asked = config.context_parts()
     scopes = config.watch.namespaces[:5] or [""]
-    for part in parts or sorted(asked):
-        if part not in REVIEWED:
-            continue
+    who = f"service account {account}" if account else "this service account"
+    lines = []
+    for part in [p for p in (parts or sorted(asked)) if p in REVIEWED]:
         verb, resource, subresource = REVIEWED[part]
-        denied = [
-            scope
-            for scope in scopes
-            if _allowed(client, verb, resource, subresource, scope) is False
-        ]
+        review = partial(_allowed, client, verb, resource, subresource, account=account)
+        denied = [scope for scope in scopes if review(scope) is False]
         if denied:
             where = ", ".join(repr(s) for s in denied) if denied != [""] else "cluster-wide"
             what = f"{resource}/{subresource}" if subresource else resource
-            log.warning(
-                "rules %s ask for %s, but this service account may not %s %s (%s): their "
-                "messages will say so. With the chart, list the rules under config.rules so it "
-                "grants the access, or grant it yourself",
-                ", ".join(asked.get(part, [])), part, verb, what, where,
-            )  # fmt: skip
+            rules = ", ".join(asked.get(part, []))
+            lines.append(f"rules {rules} ask for {part}, but {who} may not {verb} {what} ({where})")
+    return lines
 
 
-def _allowed(client: RawClient, verb: str, resource: str, sub: str, namespace: str) -> bool | None:
+def _allowed(
+    client: RawClient, verb: str, resource: str, sub: str, namespace: str, *, account: str | None
+) -> bool | None:
     """The API server's answer; None when it could not be asked (then nothing is said)."""
     attributes = {"verb": verb, "resource": resource, "subresource": sub, "namespace": namespace}
-    body = {
-        "apiVersion": "authorization.k8s.io/v1",
-        "kind": "SelfSubjectAccessReview",
-        "spec": {"resourceAttributes": attributes},
-    }
+    spec: dict[str, object] = {"resourceAttributes": attributes}
+    kind = "SelfSubjectAccessReview"
+    if account is not None:
+        home = account.split("/", 1)[0]
+        kind = "SubjectAccessReview"
+        spec["user"] = f"system:serviceaccount:{account.replace('/', ':', 1)}"
+        spec["groups"] = ["system:serviceaccounts", f"system:serviceaccounts:{home}",
+                          "system:authenticated"]  # fmt: skip
+    body = {"apiVersion": "authorization.k8s.io/v1", "kind": kind, "spec": spec}
+    path = f"/apis/authorization.k8s.io/v1/{kind.lower()}s"
     try:
-        answer = json.loads(client.send("POST", _REVIEWS, body=body))
+        answer = json.loads(client.send("POST", path, body=body))
     except (ApiError, urllib3.exceptions.HTTPError, OSError, ValueError) as err:
         log.debug("access review for %s/%s not answered: %s", resource, sub, err)
         return None

@@ -7,18 +7,19 @@ proxies them, and the Warning Event and owners are real objects.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kubernetes import client
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
 from tests.support.webhook_server import WebhookServer
-
-pytestmark = pytest.mark.fullcluster
 
 CONFIG = """
 cluster_name: test
@@ -79,6 +80,7 @@ def _warning_event(kube: Kube, ns: str, pod: dict[str, Any]) -> None:
     })  # fmt: skip
 
 
+@pytest.mark.fullcluster
 def test_a_crash_loop_arrives_with_its_last_log_lines_redacted_events_and_owners(
     full_cluster: ControlPlane, receiver: WebhookServer, tmp_path: Path
 ) -> None:
@@ -119,3 +121,46 @@ def test_a_crash_loop_arrives_with_its_last_log_lines_redacted_events_and_owners
             f'kube_notifier_enrichment_api_requests_total{{outcome="ok",part="{part}"}} '
             f"{requests}.0" in metrics
         )
+
+
+RULES = """
+sinks: [{name: out, type: console}]
+rules: [{name: crashes, match: {kinds: [Pod]}, sinks: [out], enrich: [logs, events]}]
+"""
+
+
+def _check(plane: ControlPlane, config: Path, account: str) -> tuple[int, str]:
+    argv = [sys.executable, "-m", "notifier", "rules", "check", str(config),
+            "--service-account", account, "--kubeconfig", str(plane.kubeconfig)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_rules_check_says_which_rbac_a_service_account_lacks_for_enrich(
+    control_plane: ControlPlane, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("rbac")
+    kube.core.create_namespaced_service_account(ns, {"metadata": {"name": "notifier"}})
+    config = tmp_path / "config.yaml"
+    config.write_text(RULES)
+    code, out = _check(control_plane, config, f"{ns}/notifier")
+    assert code == 1, out
+    assert f"service account {ns}/notifier may not get pods/log (cluster-wide)" in out
+    assert f"service account {ns}/notifier may not list events (cluster-wide)" in out
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    rules = [{"apiGroups": [""], "resources": ["pods/log"], "verbs": ["get"]},
+             {"apiGroups": [""], "resources": ["events"], "verbs": ["list"]}]  # fmt: skip
+    rbac.create_cluster_role({"metadata": {"name": f"{ns}-enrich"}, "rules": rules})
+    subject = {"kind": "ServiceAccount", "name": "notifier", "namespace": ns}
+    role = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{ns}-enrich"}
+    rbac.create_cluster_role_binding(
+        {"metadata": {"name": f"{ns}-enrich"}, "roleRef": role, "subjects": [subject]}
+    )
+    try:
+        code, out = _check(control_plane, config, f"{ns}/notifier")
+    finally:
+        rbac.delete_cluster_role_binding(f"{ns}-enrich")
+        rbac.delete_cluster_role(f"{ns}-enrich")
+    assert code == 0, out
+    assert "may not" not in out
