@@ -28,6 +28,7 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
@@ -37,6 +38,7 @@ from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
+from notifier.rules.silences import Silence
 from notifier.sinks.building import sink_problems
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
@@ -73,6 +75,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     )
     test.add_argument("--payload", action="store_true", help="print the webhook payloads too")
     test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
+    add_silence_options(test)
     test.set_defaults(handler=run_test)
 
 
@@ -134,6 +137,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         transition = _transition(args)
         labels = _labels(args.namespace_labels)
+        silences = read_silences(args)
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
         print(f"error: {exc}", file=out)
         return 1
@@ -142,7 +146,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
             "No transition: nothing a rule could match changed between the two objects.", file=out
         )
         return 0
-    _report(loaded.ruleset, transition, labels, args, out)
+    _report(loaded.ruleset, transition, (labels, silences), args, out)
     return 0
 
 
@@ -202,14 +206,18 @@ def _labels(text: str | None) -> Mapping[str, str] | None:
 def _report(
     ruleset: Ruleset,
     transition: Transition,
-    labels: Mapping[str, str] | None,
+    given: tuple[Mapping[str, str] | None, list[Silence] | None],
     args: argparse.Namespace,
     out: TextIO,
 ) -> None:
+    """``given``: the namespace's labels and the silences, when they were given."""
+    labels, silences = given
     context = EvalContext(time.time(), lambda namespace: labels, default_owner_of)
     evaluation = ruleset.evaluate(transition, context)
     _print_transition(transition, out)
     _print_matches(evaluation, out)
+    if silences is not None:
+        evaluation = apply_silences(silences, transition, context, evaluation, out)
     if args.explain:
         _print_explanation(ruleset, transition, context, out)
     owner = safely(default_owner_of, transition.obj)

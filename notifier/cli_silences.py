@@ -23,9 +23,14 @@ from typing import Any
 import msgspec
 
 from notifier.rules.durations import parse_duration
-from notifier.rules.silences import SILENCES_DECODER, Silence, SilenceError, parse_matchers
+from notifier.rules.silences import (
+    SILENCES_DECODER,
+    SILENCES_KEY,
+    Silence,
+    SilenceError,
+    parse_matchers,
+)
 from notifier.service.kube import KubeAccessError, cluster_access
-from notifier.service.silences import SILENCES_KEY
 from notifier.source.client import ApiError, RawClient
 
 NOT_FOUND, CONFLICT = 404, 409
@@ -101,7 +106,7 @@ def _expire(args: argparse.Namespace) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     try:
-        silences, _ = _read(_client(args), *_where(args))
+        silences, _ = read_silences_map(_client(args), *_where(args))
     except (KubeAccessError, ApiError, ValueError) as err:
         return _fail(str(err))
     now = time.time()
@@ -121,7 +126,7 @@ def _edit(args: argparse.Namespace, edit: Edit) -> int:
     try:
         client, (namespace, name) = _client(args), _where(args)
         for _ in range(ATTEMPTS):
-            silences, version = _read(client, namespace, name)
+            silences, version = read_silences_map(client, namespace, name)
             kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
             if _write(client, namespace, name, kept, version):
                 return 0
@@ -130,7 +135,9 @@ def _edit(args: argparse.Namespace, edit: Edit) -> int:
     return _fail(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
 
 
-def _read(client: RawClient, namespace: str, name: str) -> tuple[list[Silence], str | None]:
+def read_silences_map(
+    client: RawClient, namespace: str, name: str
+) -> tuple[list[Silence], str | None]:
     try:
         body = client.get(f"/api/v1/namespaces/{namespace}/configmaps/{name}", {})
     except ApiError as err:

@@ -23,6 +23,7 @@ from notifier.rules.probing import Probe
 PATTERN_KEYS = ("namespace", "name", "rule", "reason")
 EXACT_KEYS = ("kind",)
 MAX_SILENCES = 1000
+SILENCES_KEY = "silences.json"  # the key of the ConfigMap that holds them
 
 
 class SilenceError(ValueError):

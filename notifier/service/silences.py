@@ -16,13 +16,11 @@ import time
 
 import msgspec
 
-from notifier.rules.silences import SILENCES_DECODER, SilenceBook
+from notifier.rules.silences import SILENCES_DECODER, SILENCES_KEY, SilenceBook
 from notifier.service.watched_configmap import ConfigMapBody, WatchedConfigMap
 from notifier.source.client import RawClient
 
 log = logging.getLogger("notifier.config")
-
-SILENCES_KEY = "silences.json"
 
 
 class SilenceWatch(WatchedConfigMap):

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -80,3 +82,34 @@ def test_a_silence_mutes_on_both_replicas_at_once_and_ends_when_expired(
         for replica in replicas:
             assert replica.stop() == 0
     assert {r.json()["object"]["name"] for r in receiver.received()} == {"web-1"}
+
+
+def test_rules_test_reads_the_silences_from_the_cluster_and_names_the_one_in_force(
+    control_plane: ControlPlane, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("explain")
+    where = f"{ns}/silences"
+    assert _cli(control_plane, where, "add", "--match", f"namespace={ns},kind=Pod",
+                "--for", "1h", "--comment", "rolling the fix") == 0  # fmt: skip
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(ns=ns, url="http://127.0.0.1:9/hook"))
+    pod: dict[str, Any] = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "api-1", "namespace": ns, "uid": "u1", "resourceVersion": "1"},
+           "status": {"phase": "Running"}}  # fmt: skip
+    looping = {"waiting": {"reason": "CrashLoopBackOff"}}
+    crashed = {**pod, "metadata": {**pod["metadata"], "resourceVersion": "2"},
+               "status": {"phase": "Running", "containerStatuses": [
+                   {"name": "main", "restartCount": 3, "state": looping}]}}  # fmt: skip
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(pod))
+    new.write_text(json.dumps(crashed))
+    capsys.readouterr()
+    cluster = ["--silences-config-map", where, "--kubeconfig", str(control_plane.kubeconfig)]
+    argv = ["rules", "test", str(config), "--old", str(old), "--new", str(new), "--explain",
+            *cluster]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Matched: crashloops -> hook" in out
+    assert "Silenced: crashloops by silence " in out and f"namespace={ns},kind=Pod" in out
+    assert "rolling the fix" in out and "--- message of rule crashloops" not in out
