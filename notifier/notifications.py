@@ -59,3 +59,4 @@ class Notification:
     resolves: bool = False  # the end of what the thread's first message told (send_resolved)
     correlation_id: str = ""  # the transition's, so logs tie match and delivery together
     context: ContextRequest | None = None  # context to attach before sending (``enrich:``)
+    fingerprint: str = ""  # rule + object: the same in a firing and its resolution

@@ -69,6 +69,7 @@ def for_transition(
             thread_key=thread_key,
             resolves=status == "resolved",
             context=context,
+            fingerprint=fingerprint(rule, transition),
         )
         for sink in sinks
     ]

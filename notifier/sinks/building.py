@@ -79,6 +79,7 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         read_timeout=config.read_timeout_seconds,
         deadline=config.deadline_seconds,
         proxy=config.proxy,
+        resolved_url=_resolved_url(config.name, config.resolved_url, url),
     )
     try:
         return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
@@ -120,6 +121,19 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
     return SlackSink(
         config.name, poster, threads=threads if config.threads else None, thread_scope=scope
     )
+
+
+def _resolved_url(sink: str, resolved: str | None, url: str) -> str | None:
+    """``resolved_url``, checked: an http(s) URL on ``url``'s scheme, host and port."""
+    if resolved is None:
+        return None
+    filled = _checked_url(sink, "resolved_url", resolved.replace("{fingerprint}", "x"))
+    if "{" in filled or "}" in filled:
+        raise SinkBuildError(f"sink {sink!r}: resolved_url may hold {{fingerprint}}, nothing else")
+    theirs, ours = urlsplit(filled), urlsplit(url)
+    if (theirs.scheme, theirs.hostname, theirs.port) != (ours.scheme, ours.hostname, ours.port):
+        raise SinkBuildError(f"sink {sink!r}: resolved_url must be on url's scheme, host and port")
+    return resolved
 
 
 def _checked_url(sink: str, field: str, url: str) -> str:

@@ -110,6 +110,9 @@ class WebhookSinkConfig(_SinkConfigBase, HttpSettings):
     type: Literal["webhook"]
     url: SecretStr | None = None
     url_file: str | None = None
+    # Where resolutions go when the receiver closes elsewhere than it opens (Opsgenie): same
+    # scheme, host and port as url; "{fingerprint}" is replaced by the resolution's.
+    resolved_url: str | None = None
     format: Literal["json", "cloudevents"] = "json"
     cloudevents_source: str = "kube-notifier"
     cloudevents_type: str = "io.kube-notifier.notification"

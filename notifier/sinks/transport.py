@@ -238,14 +238,16 @@ class Transport:
         )
         self._pool.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
 
-    def post(self, body: bytes, headers: dict[str, str]) -> Reply:
+    def post(self, body: bytes, headers: dict[str, str], *, url: str | None = None) -> Reply:
+        """POST to the transport's URL, or to ``url`` on the same scheme, host and port."""
+        target = self._endpoint.url if url is None else self._same_origin(url)
         authorization = self._endpoint.authorization
         if authorization and not any(name.lower() == "authorization" for name in headers):
             headers = {"Authorization": authorization, **headers}
         _check_headers(headers)
         with _Send(self._deadline) as send:
             try:
-                reply = self._post(body, headers)
+                reply = self._post(target, body, headers)
             except Exception as err:
                 if send.expired:
                     raise DeadlineExceededError(f"no answer within {self._deadline:g}s") from err
@@ -254,10 +256,16 @@ class Transport:
             raise DeadlineExceededError(f"no answer within {self._deadline:g}s")
         return reply
 
-    def _post(self, body: bytes, headers: dict[str, str]) -> Reply:
+    def _same_origin(self, url: str) -> str:
+        other = endpoint(url).url
+        if urlsplit(other)[:2] != urlsplit(self._endpoint.url)[:2]:
+            raise BadUrlError("not on the scheme, host and port the sink posts to")
+        return other
+
+    def _post(self, url: str, body: bytes, headers: dict[str, str]) -> Reply:
         response = self._pool.urlopen(
             "POST",
-            self._endpoint.url,
+            url,
             body=body,
             headers=headers,
             timeout=self._timeout,

@@ -51,8 +51,22 @@ def _google_chat(body: dict[str, Any]) -> None:
     assert 0 < len(body["text"]) <= 4096
 
 
+def _opsgenie(body: dict[str, Any]) -> None:
+    """Alert API: create (POST /v2/alerts) and close (POST /v2/alerts/{alias}/close) bodies.
+
+    The close body's documented fields are user, source and note; the create fields ride along.
+    """
+    assert 0 < len(body["message"]) <= 130 and 0 < len(body["alias"]) <= 512
+    assert len(body["description"]) <= 15000 and body["priority"] in ("P1", "P2", "P3", "P4", "P5")
+    assert len(body["tags"]) <= 20 and all(0 < len(tag) <= 50 for tag in body["tags"])
+    assert len(body["source"]) <= 100 and len(body["entity"]) <= 512
+    assert all(isinstance(value, str) for value in body["details"].values())
+    assert len(body["note"]) <= 25000 and len(body["user"]) <= 100
+
+
 CHECKS = {
     "pagerduty": _pagerduty,
+    "opsgenie": _opsgenie,
     "teams": _teams,
     "discord": _discord,
     "google-chat": _google_chat,
@@ -70,23 +84,36 @@ def sent() -> dict[str, list[Any]]:
     return by_sink
 
 
+def _target(sink: str, server: WebhookServer) -> WebhookTarget:
+    """The example's sink, on the local server."""
+    if sink != "opsgenie":
+        return WebhookTarget(url=server.url)
+    close = f"{server.base_url}/v2/alerts/{{fingerprint}}/close?identifierType=alias"
+    return WebhookTarget(url=f"{server.base_url}/v2/alerts", resolved_url=close)
+
+
 @pytest.mark.parametrize("sink", sorted(CHECKS))
 def test_each_receiver_gets_its_shape_firing_then_resolved(
     sent: dict[str, list[Any]], sink: str
 ) -> None:
     firing, resolved = sent[sink]
     with WebhookServer() as server:
-        target = WebhookSink(sink, WebhookTarget(url=server.url))
+        target = WebhookSink(sink, _target(sink, server))
         try:
             target.send(firing)
             target.send(resolved)
         finally:
             target.close()
         bodies = [request.json() for request in server.received()]
+        paths = [request.path for request in server.received()]
     for body in bodies:
         CHECKS[sink](body)
     if sink == "pagerduty":
         assert [b["event_action"] for b in bodies] == ["trigger", "resolve"]
         assert bodies[0]["dedup_key"] == bodies[1]["dedup_key"]
+    elif sink == "opsgenie":  # opened at one URL, closed at another by the same alias
+        alias = bodies[0]["alias"]
+        assert paths == ["/v2/alerts", f"/v2/alerts/{alias}/close?identifierType=alias"]
+        assert "resolved: " in bodies[1]["note"] and bodies[0]["note"] == ""
     else:
         assert "resolved" in str(bodies[1]).lower() or "✅" in str(bodies[1])

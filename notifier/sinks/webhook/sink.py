@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 import urllib3
 
@@ -28,6 +29,7 @@ from notifier.sinks.webhook.failures import failure_for_exception, failure_for_s
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 
 log = logging.getLogger(__name__)
+FINGERPRINT = "{fingerprint}"
 
 _DEFAULT_CLOUDEVENTS = CloudEventsIdentity("kube-notifier", "io.kube-notifier.notification")
 
@@ -49,6 +51,7 @@ class WebhookTarget:
     read_timeout: float = 10.0
     deadline: float = 30.0
     proxy: str | None = None  # None: from the environment; "direct": none
+    resolved_url: str | None = None  # resolutions go here; "{fingerprint}" filled in
 
 
 class WebhookSink:
@@ -84,7 +87,7 @@ class WebhookSink:
         )
         headers = self._headers(notification, body, content_type)
         try:
-            reply = self._transport.post(body, headers)
+            reply = self._transport.post(body, headers, url=self._url_for(notification))
         except Exception as err:
             raise failure_for_exception(err, self._shown_as) from None
         failure = failure_for_status(reply.status, reply.retry_after, now=self._clock())
@@ -93,6 +96,13 @@ class WebhookSink:
 
     def close(self) -> None:
         self._transport.close()
+
+    def _url_for(self, notification: Notification) -> str | None:
+        """The resolved_url for a resolution, else None (the sink's url)."""
+        template = self._target.resolved_url
+        if template is None or not notification.resolves:
+            return None
+        return template.replace(FINGERPRINT, quote(notification.fingerprint, safe=""))
 
     def _headers(
         self, notification: Notification, body: bytes, content_type: str

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import dataclasses
+import re
 from pathlib import Path
 from typing import Any
 
@@ -101,3 +103,39 @@ def test_slack_configs_build_slack_sinks() -> None:
 def test_redact_url_keeps_only_scheme_host_and_port() -> None:
     assert redact_url("https://hooks.slack.com/services/T/B/x?y=1") == "https://hooks.slack.com/…"
     assert redact_url("http://user:pw@10.0.0.1:8080/p") == "http://10.0.0.1:8080/…"
+
+
+@pytest.mark.parametrize(
+    ("resolved_url", "complaint"),
+    [
+        ("https://other.example/v2/alerts/{fingerprint}/close", "on url's scheme, host and port"),
+        ("http://api.example/v2/alerts/{fingerprint}/close", "on url's scheme, host and port"),
+        ("https://api.example/v2/{alias}/close", "may hold {fingerprint}, nothing else"),
+        ("not a url", "resolved_url must be an http(s) URL"),
+    ],
+)
+def test_a_resolved_url_off_the_sinks_host_or_with_other_fields_is_refused(
+    resolved_url: str, complaint: str
+) -> None:
+    config = WebhookSinkConfig.model_validate({
+        "name": "og", "type": "webhook", "url": "https://api.example/v2/alerts",
+        "resolved_url": resolved_url,
+    })  # fmt: skip
+    with pytest.raises(SinkBuildError, match=re.escape(complaint)):
+        build_sink(config, threads=MemoryThreads())
+
+
+def test_firings_go_to_url_and_resolutions_to_resolved_url_with_their_fingerprint() -> None:
+    with WebhookServer() as server:
+        config = WebhookSinkConfig.model_validate({
+            "name": "og", "type": "webhook", "url": f"{server.base_url}/v2/alerts",
+            "resolved_url": f"{server.base_url}/v2/alerts/{{fingerprint}}/close?by=alias",
+        })  # fmt: skip
+        sink = build_sink(config, threads=MemoryThreads())
+        try:
+            sink.send(dataclasses.replace(notification("og"), fingerprint="f/1"))
+            sink.send(dataclasses.replace(notification("og"), fingerprint="f/1", resolves=True))
+        finally:
+            sink.close()
+        paths = [request.path for request in server.received()]
+    assert paths == ["/v2/alerts", "/v2/alerts/f%2F1/close?by=alias"]
