@@ -56,7 +56,8 @@ class Notification:
     observed_at: float  # time.time() when the change was observed
     catch_up: bool = False  # produced by comparing with state from before a restart
     thread_key: str | None = None  # Slack threading: same key, same thread
-    resolves: bool = False  # the end of what the thread's first message told (send_resolved)
+    resolves: bool = False  # the end of what was told (send_resolved)
     correlation_id: str = ""  # the transition's, so logs tie match and delivery together
     context: ContextRequest | None = None  # context to attach before sending (``enrich:``)
     fingerprint: str = ""  # rule + object: the same in a firing and its resolution
+    closes_thread: bool = False  # a resolution that replaces its thread's first message

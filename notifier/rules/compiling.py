@@ -104,6 +104,10 @@ class _Compiler:
             spec.digest_template, self._defaults.digest_template, path, Role.DIGEST
         )
         mutes = self._mutes(spec.mute, (*path, "mute"))
+        noise = self._noise(spec)
+        if spec.thread_by == "group" and not noise.grouped:
+            message = "thread_by: group needs group_by (on the rule or in defaults)"
+            self._problems.add((*path, "thread_by"), message)
         if len(self._problems.items) > before or template is None or digest is None:
             return None
         return CompiledRule(
@@ -117,7 +121,7 @@ class _Compiler:
             forms=self._forms(sinks),
             template=template,
             digest_template=digest,
-            noise=self._noise(spec),
+            noise=noise,
             continue_matching=spec.continue_matching,
             until=as_timestamp(spec.until),
             mutes=mutes,
@@ -125,6 +129,7 @@ class _Compiler:
             send_resolved=spec.send_resolved,
             to=frozenset(spec.match.to),
             thread_by_object=spec.thread_by == "object",
+            thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
         )
 

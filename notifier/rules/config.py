@@ -101,8 +101,9 @@ class RuleSpec(_Spec):
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
-    # "object": one Slack thread per object and rule: repeats and the resolution reply in it
-    thread_by: Literal["object"] | None = None
+    # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
+    # "group": one per group of a grouping rule: its digests, lone members and resolutions
+    thread_by: Literal["object", "group"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
     enrich: list[ContextPart] = []
 

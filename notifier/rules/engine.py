@@ -28,10 +28,11 @@ from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import digest_context, resolution_context, single_context
+from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
-from notifier.rules.noise import Admission, GroupLabels, NoiseControl, Release
+from notifier.rules.noise import Admission, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
     EvalContext,
@@ -130,10 +131,10 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         _count_render(failed, "resolved")
-        thread = context["fingerprint"] if rule.thread_by_object else None
         return for_transition(
-            rule.name, rule.sinks, transition, message, now, status="resolved", thread_key=thread
-        )
+            rule.name, rule.sinks, transition, message, now, status="resolved",
+            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
+        )  # fmt: skip
 
     def tick(self, now: float | None = None) -> Released:
         """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
@@ -217,11 +218,10 @@ class RulesEngine:
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
         _count_render(failed, "single")
         self._remember(release, now)
-        thread = item.context["fingerprint"] if item.rule.thread_by_object else None
         context = context_request(item.rule.enrich, item.transition)
         return for_transition(
             item.rule.name, item.rule.sinks, item.transition, message, now,
-            thread_key=thread, context=context,
+            thread_key=thread_for(item.rule, item.context), context=context,
         )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
@@ -258,6 +258,7 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         group_text=context["group_text"],
         message=message,
         now=now,
+        thread_key=thread_for(rule, release.items[0].context),
     )
 
 
@@ -271,22 +272,6 @@ def preview(
         (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
         for rule in evaluation.routes
     ]
-
-
-def group_labels(group_by: tuple[str, ...], context: dict[str, Any]) -> GroupLabels:
-    """The values that tell groups apart: (("namespace", "shop"), ("transition", "OOMKilled"))."""
-    return tuple((label, _group_value(label, context)) for label in group_by)
-
-
-def _group_value(label: str, context: dict[str, Any]) -> str:
-    if label == "transition":
-        return ",".join(context["reached"])
-    if label == "owner":
-        owner = context["owner"]
-        return f"{owner['kind']}/{owner['name']}" if owner else ""
-    if label.startswith("label:"):
-        return str(context["labels"].get(label.removeprefix("label:"), ""))
-    return str(context[label])
 
 
 def _count(evaluation: Evaluation) -> None:

@@ -53,6 +53,7 @@ def for_transition(
     status: str = "firing",
     thread_key: str | None = None,
     context: ContextRequest | None = None,
+    closes_thread: bool = False,
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
@@ -70,6 +71,7 @@ def for_transition(
             resolves=status == "resolved",
             context=context,
             fingerprint=fingerprint(rule, transition),
+            closes_thread=closes_thread and status == "resolved",
         )
         for sink in sinks
     ]
@@ -83,6 +85,7 @@ def for_digest(
     group_text: str,
     message: Message,
     now: float,
+    thread_key: str | None = None,
 ) -> list[Notification]:
     member_ids = sorted(f"{object_identity(t)}@{t.obj.metadata.resource_version}" for t in members)
     observed = min((t.observed_at for t in members if t.observed_at), default=now)
@@ -96,6 +99,7 @@ def for_digest(
             message=message,
             observed_at=observed,
             catch_up=catch_up,
+            thread_key=thread_key,
         )
         for sink in sinks
     ]

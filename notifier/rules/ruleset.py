@@ -62,6 +62,7 @@ class CompiledRule:
     send_resolved: bool = False
     to: frozenset[str] = frozenset()  # the rule's ``to:`` names; empty: anything reached
     thread_by_object: bool = False
+    thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
 
     def expired(self, now: float) -> bool:

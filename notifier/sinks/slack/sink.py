@@ -3,8 +3,9 @@
 With threading on and a poster that can thread (bot token), the first
 notification for a ``thread_key`` starts a thread and its ``ts`` is kept in
 the ``ThreadStore``; later notifications with that key reply in it, and a
-resolution (``send_resolved``) also replaces the first message with itself,
-so the channel shows the thread is over. Sends
+resolution that closes its thread (``send_resolved`` with ``thread_by:
+object``) also replaces the first message with itself, so the channel shows
+the thread is over; in a thread per group it only replies. Sends
 for one thread key are serialized (striped locks) so two concurrent first
 messages cannot start two threads. Thread-safe.
 """
@@ -57,7 +58,7 @@ class SlackSink:
             ts = self._poster.post(text, blocks, root)
             if root is None and ts is not None:
                 self._threads.remember_thread(self._thread_scope, thread_key, ts)
-            elif root is not None and notification.resolves:
+            elif root is not None and notification.closes_thread:
                 self._mark_over(root, text, blocks)
 
     def _mark_over(self, root: str, text: str, blocks: list[dict[str, Any]]) -> None:

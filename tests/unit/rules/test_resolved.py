@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from notifier.objects import Kind, ObjectKey
 from notifier.rules.engine import RulesEngine
+from notifier.rules.errors import RulesError
 from notifier.rules.resolving import Firing
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
@@ -125,3 +128,30 @@ def test_thread_by_object_puts_the_firing_and_its_resolution_in_one_thread() -> 
     assert firing.thread_key == resolution.thread_key == firing.message.payload["fingerprint"]
     assert (firing.resolves, resolution.resolves) == (False, True)
     assert _engine([RULE]).process(crashloop())[0].thread_key is None
+
+
+GROUPED = {**RULE, "sinks": ["slack"], "group_by": ["namespace", "transition"], "group_wait": "30s",
+           "thread_by": "group"}  # fmt: skip
+
+
+def _other_pod(name: str) -> Transition:
+    meta = {**POD_JSON["metadata"], "name": name, "uid": f"uid-{name}"}
+    return crashloop(metadata=meta)
+
+
+def test_a_thread_per_group_holds_its_digests_and_its_members_resolutions() -> None:
+    engine = _engine([GROUPED])
+    assert engine.process(crashloop()) == [] and engine.process(_other_pod("web-2")) == []
+    [digest] = engine.tick(NOW + 31).notifications
+    [resolution] = engine.process(_recovered())
+    assert digest.thread_key == resolution.thread_key == "group:crash-loops|namespace=shop"
+    assert resolution.resolves and not resolution.closes_thread  # the digest's root stays
+    by_object = _engine([{**RULE, "sinks": ["slack"], "thread_by": "object"}])
+    [firing] = by_object.process(crashloop())
+    [over] = by_object.process(_recovered())
+    assert firing.thread_key == over.thread_key == firing.fingerprint and over.closes_thread
+
+
+def test_thread_by_group_without_grouping_is_refused_at_load() -> None:
+    with pytest.raises(RulesError, match=r"thread_by: group needs group_by"):
+        ruleset([{**RULE, "thread_by": "group"}])

@@ -22,6 +22,7 @@ def notification(
     observed_at: float | None = None,
     id: str | None = None,
     resolves: bool = False,
+    closes_thread: bool = False,
 ) -> Notification:
     number = next(_ids)
     return Notification(
@@ -33,4 +34,5 @@ def notification(
         observed_at=time.time() if observed_at is None else observed_at,
         thread_key=thread_key,
         resolves=resolves,
+        closes_thread=closes_thread,
     )

@@ -93,18 +93,29 @@ def test_a_resolution_replies_in_the_thread_and_marks_its_first_message(
 ) -> None:
     sink = bot_sink(slack, threads=MemoryThreads())
     sink.send(notification("slack", thread_key="fp-1", text="web-1 is CrashLoopBackOff"))
-    sink.send(notification("slack", thread_key="fp-1", text="resolved", resolves=True))
+    sink.send(notification("slack", thread_key="fp-1", text="resolved", resolves=True,
+                           closes_thread=True))  # fmt: skip
 
     root, reply = slack.messages()
     assert reply.thread_ts == root.ts
     assert slack.updates() == [(root.ts, "resolved")]
 
 
+def test_in_a_thread_per_group_a_resolution_only_replies(slack: SlackServer) -> None:
+    sink = bot_sink(slack, threads=MemoryThreads())
+    sink.send(notification("slack", thread_key="group:r|namespace=shop", text="3 Pods crashed"))
+    sink.send(notification("slack", thread_key="group:r|namespace=shop", text="web-1 resolved",
+                           resolves=True))  # fmt: skip
+    root, reply = slack.messages()
+    assert reply.thread_ts == root.ts and slack.updates() == []
+
+
 def test_a_root_that_cannot_be_marked_leaves_the_resolution_sent(slack: SlackServer) -> None:
     threads = MemoryThreads()
     sink = bot_sink(slack, threads=threads)
     threads.remember_thread("slack@#alerts", "fp-2", "1.000001")  # a ts Slack never gave
-    sink.send(notification("slack", thread_key="fp-2", text="resolved", resolves=True))
+    sink.send(notification("slack", thread_key="fp-2", text="resolved", resolves=True,
+                           closes_thread=True))  # fmt: skip
     assert [m.text for m in slack.messages()] == ["resolved"] and slack.updates() == []
 
 
