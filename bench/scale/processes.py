@@ -62,11 +62,12 @@ class StandInProcess:
         cpu: int | None = None,
         bookmark_seconds: float = 5.0,
         history: int = 50_000,
+        module: str = "bench.scale.standin",  # another stand-in with more controls (bench.soak)
     ) -> None:
         self.log_path = work_dir / "standin.log"
         self.argv = pinned(
             [
-                sys.executable, "-m", "bench.scale.standin", "--pods", str(pods),
+                sys.executable, "-m", module, "--pods", str(pods),
                 "--namespaces", str(namespaces), "--bookmark-seconds", str(bookmark_seconds),
                 "--history", str(history),
             ],

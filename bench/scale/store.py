@@ -105,6 +105,23 @@ class Collection:
         self._remember(event)
         return event
 
+    def add(self, key: Key, document: bytes, version: int) -> Event:
+        """A new object; ``document`` is written with resourceVersion "0", given ``version``."""
+        created = with_version(document, 0, version)
+        self.objects[key], self.versions[key] = created, version
+        bisect.insort(self._keys, key)
+        event = Event(version, key[0], self.event_line("ADDED", created))
+        self._remember(event)
+        return event
+
+    def delete(self, key: Key, version: int) -> Event:
+        """The object goes; its DELETED event carries its last state at ``version``."""
+        gone = with_version(self.objects.pop(key), self.versions.pop(key), version)
+        del self._keys[bisect.bisect_left(self._keys, key)]
+        event = Event(version, key[0], self.event_line("DELETED", gone))
+        self._remember(event)
+        return event
+
     def _remember(self, event: Event) -> None:
         self._events.append(event)
         self._event_versions.append(event.version)
@@ -172,6 +189,14 @@ class Cluster:
     def modify(self, plural: str, key: Key, document: bytes) -> Event:
         self.version += 1
         return self.collections[plural].modify(key, document, self.version)
+
+    def add(self, plural: str, key: Key, document: bytes) -> Event:
+        self.version += 1
+        return self.collections[plural].add(key, document, self.version)
+
+    def delete(self, plural: str, key: Key) -> Event:
+        self.version += 1
+        return self.collections[plural].delete(key, self.version)
 
     def forget_history(self) -> None:
         """What a compaction does: every older resourceVersion is gone from now on."""
