@@ -23,13 +23,19 @@ Per-object values (name, UID, resourceVersion, timestamps) are left alone:
 interning them would only fill the tables.
 
 The tables are bounded, by entries and by bytes. Each is two generations
-of at most ``capacity`` entries and ``max_bytes`` of values: a hit in the
-old generation moves the entry to the young one, and when the young one is
-full the old one is dropped. Unique values that got in (a label only one Pod
-has) are dropped after two rotations; values in use keep being found.
+of at most ``capacity`` entries and ``max_bytes`` of memory (``held_bytes``:
+what Python holds for an entry, its objects' headers included, not just its
+characters): a hit in the old generation moves the entry to the young one,
+and when the young one is full the old one is dropped. Unique values that
+got in (a label only one Pod has) are dropped after two rotations; values in
+use keep being found.
 Objects already cached keep the copies they hold. A value larger than
-``max_item_bytes`` is never interned: a fresh 200 KB annotation on every
-patch once kept 65,536 of them alive (RSS grew by hundreds of MB).
+``max_item_bytes`` (of content: ``size_of``) is never interned: a fresh 200
+KB annotation on every patch once kept 65,536 of them alive (RSS grew by
+hundreds of MB). Counting characters only for the budget let small unique
+values (a label set with a fresh value, ~150 characters, ~1 KB held with its
+dict and key) fill 65,536 entries a generation: the hour-long soak
+(``bench.soak``) grew ~40 MiB an hour that way.
 
 Thread safety: informer threads call ``share`` concurrently without a
 lock. Each dict operation is atomic under the GIL, so a race can only
@@ -40,6 +46,7 @@ unequal one.
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 
@@ -48,10 +55,11 @@ import msgspec
 from notifier.objects import Condition, ObjectMeta
 
 DEFAULT_CAPACITY = 65_536
-DEFAULT_MAX_BYTES = 8 * 1024 * 1024  # per generation, per table
+DEFAULT_MAX_BYTES = 6 * 1024 * 1024  # held, per generation, per table
 DEFAULT_MAX_ITEM_BYTES = 4 * 1024  # longer values are per-object in practice: not shared
 
 _Value = TypeVar("_Value", bound=Hashable)
+_TUPLE_BYTES = sys.getsizeof(())
 
 
 def _itself(value: Hashable) -> Hashable:
@@ -59,12 +67,26 @@ def _itself(value: Hashable) -> Hashable:
 
 
 def size_of(value: Any) -> int:
-    """About how many bytes ``value`` holds (its JSON length for structured values)."""
+    """About how long ``value``'s content is (its JSON length for structured values)."""
     if isinstance(value, str):
         return len(value)
     if isinstance(value, dict):
         return sum(len(key) + len(item) for key, item in value.items())
     return len(msgspec.json.encode(value))
+
+
+def held_bytes(value: Any) -> int:
+    """About how much memory an entry holding ``value`` keeps alive: objects and contents.
+
+    A dict is counted with its key tuple and strings (the strings may be shared with
+    the values table: counted twice, which errs on the side of a smaller table).
+    """
+    if isinstance(value, str):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        strings = sum(sys.getsizeof(k) + sys.getsizeof(v) for k, v in value.items())
+        return sys.getsizeof(value) + _TUPLE_BYTES + 16 * len(value) + strings
+    return sys.getsizeof(value) + 2 * len(msgspec.json.encode(value))
 
 
 class InternTable:
@@ -123,7 +145,7 @@ class InternTable:
 
     def remember(self, value: Any) -> Any:
         """Make ``value`` the shared instance (rotating generations when full); return it."""
-        size = size_of(value)
+        size = held_bytes(value)
         if len(self._young) >= self._capacity or self._young_bytes + size > self._max_bytes:
             self._old, self._young = self._young, {}
             self._old_bytes, self._young_bytes = self._young_bytes, 0

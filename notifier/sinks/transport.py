@@ -237,6 +237,8 @@ class Transport:
             else urllib3.PoolManager(**options)
         )
         self._pool.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
+        # Without a proxy every send goes to one host: its pool, found once, not per send.
+        self._direct = None if self.proxy else self._pool.connection_from_url(self._endpoint.url)
 
     def post(self, body: bytes, headers: dict[str, str], *, url: str | None = None) -> Reply:
         """POST to the transport's URL, or to ``url`` on the same scheme, host and port."""
@@ -263,9 +265,10 @@ class Transport:
         return other
 
     def _post(self, url: str, body: bytes, headers: dict[str, str]) -> Reply:
-        response = self._pool.urlopen(
+        opener = self._pool.urlopen if self._direct is None else self._direct.urlopen
+        response = opener(
             "POST",
-            url,
+            url if self._direct is None else _path_of(url),
             body=body,
             headers=headers,
             timeout=self._timeout,
@@ -290,6 +293,11 @@ class Transport:
 
     def close(self) -> None:
         self._pool.clear()
+
+
+def _path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/"
 
 
 def _proxy_manager(proxy: str, options: dict[str, Any]) -> urllib3.ProxyManager:

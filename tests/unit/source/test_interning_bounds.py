@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import msgspec
 
 from notifier.kinds.pod import Pod
 from notifier.kinds.registry import share
-from notifier.kinds.sharing import InternTable, Sharing
+from notifier.kinds.sharing import DEFAULT_MAX_BYTES, InternTable, Sharing
 from notifier.objects import ObjectMeta
 
 
@@ -39,3 +41,24 @@ def test_small_repeated_values_are_still_shared() -> None:
     )
     assert first.metadata.annotations is second.metadata.annotations
     assert first.metadata.namespace is second.metadata.namespace
+
+
+def test_small_fresh_values_cannot_hold_more_memory_than_the_budget() -> None:
+    """A label set with a fresh value on every change (~150 characters, ~1 KB held): the
+    tables count what they hold, not characters, so 60,000 of them stay within budget."""
+    sharing = Sharing()
+    labels = {"app": "web", "tier": "frontend", "team": "storefront", "version": "1.4.2"}
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for index in range(60_000):
+            meta = ObjectMeta(name="web", namespace="shop", labels={**labels, "rev": f"r{index}"})
+            share(sharing, Pod(metadata=meta))
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    counted = sharing.values.bytes_held + sharing.mappings.bytes_held
+    assert counted <= 2 * 2 * DEFAULT_MAX_BYTES  # two tables, two generations each
+    # What they really keep is within what they count (counting characters, they kept
+    # 60,000 entries, ~25 MB, while counting ~10 MB).
+    assert held <= counted, f"{held / 2**20:.1f} MiB held, {counted / 2**20:.1f} MiB counted"
