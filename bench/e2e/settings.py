@@ -36,7 +36,7 @@ class Settings:
     threads: int = 12
 
 
-STEP_RATES = (50.0, 200.0, 1000.0)
+STEP_RATES = (20.0, 50.0, 100.0, 200.0, 1000.0)  # 20 and 100: issue #16 compares there
 
 FULL = Settings(
     mode="full",
