@@ -41,7 +41,7 @@ import socket
 import sys
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import uvicorn
 from starlette.applications import Starlette
@@ -262,7 +262,15 @@ def listening_socket(port: int) -> socket.socket:
     return sock
 
 
-def main(argv: list[str] | None = None) -> None:
+def default_standin(cluster: Cluster, args: argparse.Namespace) -> StandIn:
+    return StandIn(cluster, Churn(cluster, args.seed), args.bookmark_seconds)
+
+
+def main(
+    argv: list[str] | None = None,
+    make: Callable[[Cluster, argparse.Namespace], StandIn] = default_standin,
+) -> None:
+    """Generate the cluster, say ``listening PORT``, serve until stopped (``make``: the server)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pods", type=int, default=100_000)
     parser.add_argument("--namespaces", type=int, default=1_000)
@@ -273,7 +281,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     started = time.monotonic()
     cluster = build(args.pods, args.namespaces, args.history, args.seed)
-    standin = StandIn(cluster, Churn(cluster, args.seed), args.bookmark_seconds)
+    standin = make(cluster, args)
     sock = listening_socket(args.port)
     took = time.monotonic() - started
     print(f"generated {cluster.version} objects in {took:.1f}s", file=sys.stderr, flush=True)

@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
-import time
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from bench.scale.standin import TICK, Churn, StandIn, build, listening_socket
+from bench.scale.standin import TICK, Churn, StandIn
+from bench.scale.standin import main as standin_main
+from bench.scale.store import Cluster
 from bench.soak.churn import SoakChurn
 
 
@@ -68,26 +67,12 @@ class SoakStandIn(StandIn):
         return app
 
 
+def _soak_standin(cluster: Cluster, args: argparse.Namespace) -> StandIn:
+    return SoakStandIn(SoakChurn(cluster, args.seed), args.bookmark_seconds)
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pods", type=int, default=10_000)
-    parser.add_argument("--namespaces", type=int, default=100)
-    parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--bookmark-seconds", type=float, default=5.0)
-    parser.add_argument("--history", type=int, default=50_000)
-    parser.add_argument("--seed", type=int, default=11)
-    args = parser.parse_args(argv)
-    started = time.monotonic()
-    cluster = build(args.pods, args.namespaces, args.history, args.seed)
-    standin = SoakStandIn(SoakChurn(cluster, args.seed), args.bookmark_seconds)
-    sock = listening_socket(args.port)
-    took = time.monotonic() - started
-    print(f"generated {cluster.version} objects in {took:.1f}s", file=sys.stderr, flush=True)
-    print(f"listening {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(
-        standin.app(), log_level="warning", access_log=False, timeout_graceful_shutdown=2
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    standin_main(argv, make=_soak_standin)
 
 
 if __name__ == "__main__":
