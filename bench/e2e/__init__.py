@@ -4,7 +4,7 @@ control plane.
 A churn generator patches Pods at controlled rates (with Pods failing
 through kwok and Deployments rolling in the background); each subject runs
 as its own process with a webhook sink pointed at a local receiver that
-timestamps arrivals. Measured per subject: latency percentiles at 50, 200
+timestamps arrivals. Measured per subject: latency percentiles at 20, 50, 100, 200
 and 1,000 changes per second, the highest rate sustained with nothing lost,
 CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
 cached. ``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR]``;

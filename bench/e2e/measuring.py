@@ -9,7 +9,7 @@ kubewatch's, the baseline's, kube-notifier's 200/s step, ...): on a
 machine shared with other work, load that comes and goes falls on all
 alike.
 
-Steps: 50, 200 and 1,000 changes per second. Then the sustain search, per
+Steps: 20, 50, 100, 200 and 1,000 changes per second. Then the sustain search, per
 subject: flat out first (unless a step already lost changes), then the
 ladder's fixed rates below the lowest achieved rate that lost, highest
 first, until a trial of ``sustain_seconds`` loses nothing. The highest
