@@ -23,7 +23,7 @@ from bench.scale.processes import StandInProcess
 from bench.scale.receiver import SeqReceiver
 from bench.scale.sampling import MIB
 from bench.scale.scoring import score_changes
-from bench.soak.report import Sample, render, rss_figures, state_figures
+from bench.soak.report import Sample, render, rss_figures, settled_after, state_figures
 
 NOTE = "generated objects over HTTP, not kube-apiserver: see bench/soak/__init__.py"
 FAILURES_RULE = """
@@ -103,6 +103,7 @@ def soak(args: argparse.Namespace, work: Path, stack: ExitStack) -> dict[str, An
         "warmup_s": args.warmup_minutes * 60, "told": told, "failed": status["failed"],
         "failures_told": unparsed,
         "rss": rss_figures(samples, args.warmup_minutes * 60),
+        "settled": settled_after(samples, args.relist_minutes * 60),
         "state": state_figures(samples),
         "samples": [asdict(s) for s in samples],
     }  # fmt: skip

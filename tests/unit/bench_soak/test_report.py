@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from bench.soak.report import Sample, render, rss_figures, slope_per_hour, state_figures
+from bench.soak.report import (
+    Sample,
+    render,
+    rss_figures,
+    settled_after,
+    slope_per_hour,
+    state_figures,
+)
 
 
 def _samples(rss: list[float], db: list[float] | None = None, step: float = 60) -> list[Sample]:
@@ -44,3 +51,11 @@ def test_render_says_whether_the_target_is_met() -> None:
     }  # fmt: skip
     text = render(figures)
     assert "30.0% (NOT met)" in text and "| Failed Pods told / made Failed | 3 / 3 |" in text
+
+
+def test_the_drift_after_the_first_relist_leaves_out_its_step() -> None:
+    samples = _samples([100, 100, 120, 121, 121, 122], step=300)  # a relist at 600 s
+    settled = settled_after(samples, first_relist=600)
+    assert settled["settled_at_s"] == 900
+    assert settled["settled_drift_percent"] == pytest.approx(100 * 1 / 121)
+    assert settled_after(samples, first_relist=3600) == {}
