@@ -180,11 +180,22 @@ class Reflector:
                 # The continue token expired mid-list: start over in one piece.
                 items, token, limit = [], "", 0
                 continue
-            items.extend(trim(obj) for obj in page.items)
+            items.extend(self._cached_or_trimmed(obj) for obj in page.items)
             token = page.metadata.continue_
             if not token:
                 metrics.LISTS.labels(self._kind).inc()
                 return items, page.metadata.resource_version
+
+    def _cached_or_trimmed(self, obj: KubeObject) -> KubeObject:
+        """The cached object when the listed one is the same version: a relist after 410
+        then holds the cache plus what changed and one page, not the cache twice (the
+        peak the allocator keeps after it), and skips trimming what it already has."""
+        cached = self._store.get(key_of(obj))
+        if cached is None:
+            return trim(obj)
+        was, now = cached.metadata, obj.metadata
+        same = was.resource_version == now.resource_version and was.uid == now.uid
+        return cached if same else trim(obj)
 
     def _list_and_hand_on(self) -> None:
         items, version = self._list()

@@ -1,0 +1,52 @@
+"""A relist keeps the cached object for what did not change: the cache is not held twice."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from notifier.objects import Kind, ObjectKey
+from notifier.source.deltas import Delta, DeltaType
+from notifier.source.reflector import Reflector
+from notifier.source.resources import resource_for
+from notifier.source.store import Store
+
+
+def _pod(name: str, version: str, uid: str = "u") -> dict[str, Any]:
+    meta = {"name": name, "namespace": "shop", "uid": f"{uid}-{name}", "resourceVersion": version}
+    return {"metadata": meta, "status": {"phase": "Running"}}
+
+
+class ListingClient:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def get(self, path: str, query: dict[str, str]) -> bytes:
+        page = {"kind": "PodList", "metadata": {"resourceVersion": "100"}, "items": self.items}
+        return json.dumps(page).encode()
+
+
+class Handed:
+    def __init__(self) -> None:
+        self.deltas: list[Delta] = []
+
+    def handle(self, deltas: list[Delta]) -> None:
+        self.deltas.extend(deltas)
+
+
+def test_unchanged_objects_stay_the_cached_instances_and_changes_still_show() -> None:
+    client, store, handed = ListingClient(), Store(Kind.POD), Handed()
+    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
+                          store=store, handler=handed)  # fmt: skip
+    client.items = [_pod("a", "1"), _pod("b", "1"), _pod("c", "1")]
+    reflector._list_and_hand_on()
+    first = {key: store.get(ObjectKey(f"shop/{key}")) for key in "abc"}
+    handed.deltas.clear()
+    client.items = [_pod("a", "1"), _pod("b", "2"), _pod("c", "1", uid="new")]
+    reflector._list_and_hand_on()  # a relist: same a, changed b, c re-created with the same RV
+    assert store.get(ObjectKey("shop/a")) is first["a"]
+    assert store.get(ObjectKey("shop/b")) is not first["b"]
+    assert store.get(ObjectKey("shop/c")) is not first["c"]
+    kinds = sorted((d.key, d.type) for d in handed.deltas)
+    assert (ObjectKey("shop/b"), DeltaType.UPDATED) in kinds
+    assert not any(d.key == "shop/a" for d in handed.deltas)
