@@ -268,7 +268,7 @@ class Transport:
         opener = self._pool.urlopen if self._direct is None else self._direct.urlopen
         response = opener(
             "POST",
-            url if self._direct is None else _path_of(url),
+            url if self._direct is None else urllib3.util.parse_url(url).request_uri,
             body=body,
             headers=headers,
             timeout=self._timeout,
@@ -293,11 +293,6 @@ class Transport:
 
     def close(self) -> None:
         self._pool.clear()
-
-
-def _path_of(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/"
 
 
 def _proxy_manager(proxy: str, options: dict[str, Any]) -> urllib3.ProxyManager:
