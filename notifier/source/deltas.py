@@ -36,23 +36,27 @@ class DeltaHandler(Protocol):
 
 
 def diff_relist(
-    kind: Kind, cached: Mapping[ObjectKey, KubeObject], listed: Mapping[ObjectKey, KubeObject]
+    kind: Kind,
+    cached: Mapping[ObjectKey, KubeObject],
+    listed: Mapping[ObjectKey, KubeObject],
+    origin: Origin = Origin.RELIST,
 ) -> list[Delta]:
     """What changed between the cache and a fresh list.
 
     New keys are adds; a changed resourceVersion is an update; an unchanged
     one is nothing; a vanished key is a delete carrying the last known state.
     A key whose UID changed was deleted and re-created: a delete and an add.
+    The deltas carry the keys of ``listed`` (the cache keeps those very strings).
     """
     deltas: list[Delta] = []
     for key, old in cached.items():
         new = listed.get(key)
         if new is None or new.metadata.uid != old.metadata.uid:
-            deltas.append(Delta(kind, key, DeltaType.DELETED, old, Origin.RELIST, True))
+            deltas.append(Delta(kind, key, DeltaType.DELETED, old, origin, True))
     for key, new in listed.items():
         before = cached.get(key)
         if before is None or before.metadata.uid != new.metadata.uid:
-            deltas.append(Delta(kind, key, DeltaType.ADDED, new, Origin.RELIST))
+            deltas.append(Delta(kind, key, DeltaType.ADDED, new, origin))
         elif before.metadata.resource_version != new.metadata.resource_version:
-            deltas.append(Delta(kind, key, DeltaType.UPDATED, new, Origin.RELIST))
+            deltas.append(Delta(kind, key, DeltaType.UPDATED, new, origin))
     return deltas

@@ -199,14 +199,10 @@ class Reflector:
 
     def _list_and_hand_on(self) -> None:
         items, version = self._list()
+        # The first list finds its part of the cache empty: every object is an add.
         first = not self.synced.is_set()
-        deltas = self._store.replace(items, self.namespace)
-        if first:
-            origin = Origin.INITIAL_LIST
-            deltas = [
-                Delta(self.resource.kind, key_of(o), DeltaType.ADDED, o, origin) for o in items
-            ]
-        self._handler.handle(deltas)
+        origin = Origin.INITIAL_LIST if first else Origin.RELIST
+        self._handler.handle(self._store.replace(items, self.namespace, origin))
         self.resource_version = version
         self.last_activity = self._listed_at = self._clock()
         self.synced.set()

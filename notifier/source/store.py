@@ -7,6 +7,7 @@ from collections.abc import Iterable
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.source.deltas import Delta, diff_relist
+from notifier.transitions.model import Origin
 
 
 class Store:
@@ -37,7 +38,9 @@ class Store:
         with self._lock:
             return self._items.pop(key, None)
 
-    def replace(self, objects: Iterable[KubeObject], namespace: str | None) -> list[Delta]:
+    def replace(
+        self, objects: Iterable[KubeObject], namespace: str | None, origin: Origin = Origin.RELIST
+    ) -> list[Delta]:
         """Swap in a fresh list (all of it, or one namespace's part); return the diff."""
         listed = {key_of(obj): obj for obj in objects}
         with self._lock:
@@ -49,4 +52,4 @@ class Store:
             for key in cached:
                 del self._items[key]
             self._items.update(listed)
-        return diff_relist(self.kind, cached, listed)
+        return diff_relist(self.kind, cached, listed, origin)
