@@ -69,6 +69,9 @@ class WorkQueue(Generic[T]):
             handed_out_at = self._clock()
             self._processing[key] = handed_out_at
             self._counts.queue_duration.observe(handed_out_at - self._dirty.pop(key))
+            if not self._dirty:
+                # An emptied dict keeps its table (MBs after an initial list of 100k keys).
+                self._dirty = {}
         return key
 
     def done(self, key: T) -> None:

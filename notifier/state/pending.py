@@ -31,6 +31,9 @@ class PendingWrites(Generic[K, V]):
             entry = self._entries.get(key)
             if entry is not None and entry[0] is token:
                 del self._entries[key]
+                if not self._entries:
+                    # An emptied dict keeps its table (MBs after a start's writes): let it go.
+                    self._entries = {}
 
     def lookup(self, key: K) -> tuple[bool, V | None]:
         """``(True, value)`` when ``key`` has a pending write (value None: a delete)."""

@@ -50,7 +50,12 @@ class Intake:
 
     def take(self, key: WorkKey) -> Pending:
         with self._lock:
-            return self._pending.pop(key, None) or Pending()
+            pending = self._pending.pop(key, None) or Pending()
+            if not self._pending:
+                # A dict keeps its table once emptied: the initial list's (MBs at 100k objects)
+                # would stay for good. A fresh one lets it go.
+                self._pending = {}
+            return pending
 
     def give_back(self, key: WorkKey, pending: Pending) -> None:
         """A failed pass: keep what it had, followed by whatever arrived meanwhile."""
