@@ -38,7 +38,7 @@ class Intake:
         vanished = [key for key in self._known.keys(kind) if key.key not in cached]
         with self._lock:
             for key in vanished:
-                self._pending.setdefault(key, Pending()).origins.add(Origin.CATCH_UP)
+                self._pending.setdefault(key, Pending()).note(Origin.CATCH_UP)
         for key in vanished:
             self._queue.add(key)
         return len(vanished)

@@ -8,7 +8,8 @@ must survive that collapsing, and they are kept here: the origins seen
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import functools
+from dataclasses import dataclass
 
 from notifier.objects import KubeObject
 from notifier.source.deltas import Delta, DeltaType
@@ -18,15 +19,27 @@ from notifier.transitions.model import Origin
 _PRECEDENCE = (Origin.LIVE, Origin.RELIST, Origin.CATCH_UP, Origin.INITIAL_LIST, Origin.RESYNC)
 
 
-@dataclass
+@functools.cache
+def _joined(origins: frozenset[Origin], more: frozenset[Origin]) -> frozenset[Origin]:
+    # One instance per combination of the five origins, shared by every Pending:
+    # an initial list queues one Pending per object (a set of its own was 200 bytes each).
+    return origins | more
+
+
+@dataclass(slots=True)
 class Pending:
-    origins: set[Origin] = field(default_factory=set)
+    origins: frozenset[Origin] = frozenset()
     tombstone: KubeObject | None = None  # a deleted object's last state
     final_state_unknown: bool = False
     listed: KubeObject | None = None  # the object as the initial list showed it
 
+    def note(self, origin: Origin) -> None:
+        """``origin`` was seen for this key."""
+        if origin not in self.origins:
+            self.origins = _joined(self.origins, frozenset((origin,)))
+
     def add(self, delta: Delta) -> None:
-        self.origins.add(delta.origin)
+        self.note(delta.origin)
         if delta.type is DeltaType.DELETED:
             self.tombstone = delta.obj
             self.final_state_unknown = delta.final_state_unknown
@@ -35,7 +48,7 @@ class Pending:
 
     def merge(self, later: Pending) -> None:
         """Fold ``later`` (what arrived while this one was being processed) into this one."""
-        self.origins |= later.origins
+        self.origins = _joined(self.origins, later.origins)
         if later.tombstone is not None:
             self.tombstone = later.tombstone
             self.final_state_unknown = later.final_state_unknown

@@ -140,7 +140,7 @@ def test_give_back_keeps_a_failed_pass_for_the_retry() -> None:
     intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
     failed = intake.take(WEB_KEY)
     intake.give_back(WEB_KEY, failed)
-    assert intake.take(WEB_KEY) == Pending(origins={Origin.INITIAL_LIST}, listed=WEB)
+    assert intake.take(WEB_KEY) == Pending(origins=frozenset({Origin.INITIAL_LIST}), listed=WEB)
 
 
 def test_give_back_merges_what_arrived_during_the_failed_pass() -> None:
@@ -152,7 +152,9 @@ def test_give_back_merges_what_arrived_during_the_failed_pass() -> None:
     intake.handle([_delta(DeltaType.DELETED, final)])
     intake.give_back(WEB_KEY, failed)
     retry = intake.take(WEB_KEY)
-    assert retry == Pending(origins={Origin.INITIAL_LIST, Origin.LIVE}, tombstone=final, listed=WEB)
+    assert retry == Pending(
+        origins=frozenset({Origin.INITIAL_LIST, Origin.LIVE}), tombstone=final, listed=WEB
+    )
 
 
 def test_give_back_keeps_the_failed_pass_tombstone_over_a_later_re_create() -> None:
@@ -182,7 +184,7 @@ def test_keys_known_before_a_restart_and_absent_now_are_queued_as_catch_ups() ->
     intake = Intake(queue, known)
     assert intake.enqueue_vanished(Kind.POD, {ObjectKey("shop/a")}) == 2
     assert sorted(_queued(queue)) == [_pod_key("b"), _pod_key("c")]
-    assert intake.take(_pod_key("b")) == Pending(origins={Origin.CATCH_UP})
+    assert intake.take(_pod_key("b")) == Pending(origins=frozenset({Origin.CATCH_UP}))
     assert intake.take(deployment_key) == Pending()
 
 

@@ -53,7 +53,7 @@ def test_updates_leave_only_their_origin() -> None:
     pending = _pending(
         _delta(DeltaType.ADDED, V1, Origin.LIVE), _delta(DeltaType.UPDATED, V2, Origin.LIVE)
     )
-    assert pending == Pending(origins={Origin.LIVE})
+    assert pending == Pending(origins=frozenset({Origin.LIVE}))
 
 
 def test_the_initial_list_sighting_is_kept_and_not_replaced_by_later_ones() -> None:
@@ -118,48 +118,50 @@ def test_the_latest_of_two_deletes_wins() -> None:
     ],
 )
 def test_the_strongest_origin_marks_the_transitions(origins: set[Origin], expected: Origin) -> None:
-    assert Pending(origins=origins).origin(had_state=False) is expected
+    assert Pending(origins=frozenset(origins)).origin(had_state=False) is expected
 
 
 def test_an_initial_list_sighting_of_an_object_known_before_a_restart_is_a_catch_up() -> None:
-    pending = Pending(origins={Origin.INITIAL_LIST})
+    pending = Pending(origins=frozenset({Origin.INITIAL_LIST}))
     assert pending.origin(had_state=True) is Origin.CATCH_UP
     assert pending.origin(had_state=False) is Origin.INITIAL_LIST
 
 
 @pytest.mark.parametrize("origin", [Origin.LIVE, Origin.RELIST, Origin.RESYNC])
 def test_other_origins_are_not_turned_into_catch_ups(origin: Origin) -> None:
-    assert Pending(origins={origin}).origin(had_state=True) is origin
+    assert Pending(origins=frozenset((origin,))).origin(had_state=True) is origin
 
 
 # -- merge --------------------------------------------------------------------------------------
 
 
 def test_merge_unites_origins() -> None:
-    earlier = Pending(origins={Origin.INITIAL_LIST})
-    earlier.merge(Pending(origins={Origin.LIVE}))
+    earlier = Pending(origins=frozenset({Origin.INITIAL_LIST}))
+    earlier.merge(Pending(origins=frozenset({Origin.LIVE})))
     assert earlier.origins == {Origin.INITIAL_LIST, Origin.LIVE}
 
 
 def test_merge_takes_a_later_delete_with_its_flag() -> None:
-    earlier = Pending(origins={Origin.LIVE}, tombstone=V1, final_state_unknown=False)
-    earlier.merge(Pending(origins={Origin.RELIST}, tombstone=V2, final_state_unknown=True))
+    earlier = Pending(origins=frozenset({Origin.LIVE}), tombstone=V1, final_state_unknown=False)
+    earlier.merge(
+        Pending(origins=frozenset({Origin.RELIST}), tombstone=V2, final_state_unknown=True)
+    )
     assert (earlier.tombstone, earlier.final_state_unknown) == (V2, True)
 
 
 def test_merge_keeps_an_earlier_delete_when_nothing_later_was_deleted() -> None:
-    earlier = Pending(origins={Origin.RELIST}, tombstone=V2, final_state_unknown=True)
-    earlier.merge(Pending(origins={Origin.LIVE}))
+    earlier = Pending(origins=frozenset({Origin.RELIST}), tombstone=V2, final_state_unknown=True)
+    earlier.merge(Pending(origins=frozenset({Origin.LIVE})))
     assert (earlier.tombstone, earlier.final_state_unknown) == (V2, True)
 
 
 def test_merge_keeps_the_earlier_initial_list_sighting() -> None:
-    earlier = Pending(origins={Origin.INITIAL_LIST}, listed=V1)
-    earlier.merge(Pending(origins={Origin.INITIAL_LIST}, listed=V2))
+    earlier = Pending(origins=frozenset({Origin.INITIAL_LIST}), listed=V1)
+    earlier.merge(Pending(origins=frozenset({Origin.INITIAL_LIST}), listed=V2))
     assert earlier.listed is V1
 
 
 def test_merge_takes_a_later_initial_list_sighting_when_it_had_none() -> None:
-    earlier = Pending(origins={Origin.LIVE})
-    earlier.merge(Pending(origins={Origin.INITIAL_LIST}, listed=V2))
+    earlier = Pending(origins=frozenset({Origin.LIVE}))
+    earlier.merge(Pending(origins=frozenset({Origin.INITIAL_LIST}), listed=V2))
     assert earlier.listed is V2

@@ -192,7 +192,7 @@ def test_a_new_uid_seen_without_its_delete_is_a_delete_of_unknown_final_state_th
 
 def test_known_before_a_restart_and_absent_now_is_a_catch_up_delete() -> None:
     # What Intake.enqueue_vanished leaves pending: only the CATCH_UP mark.
-    transitions = _pass_with(CRASHING, None, Pending(origins={Origin.CATCH_UP}))
+    transitions = _pass_with(CRASHING, None, Pending(origins=frozenset({Origin.CATCH_UP})))
     assert _story(transitions) == [(EventType.DELETED, Origin.CATCH_UP)]
     assert transitions[0].old is CRASHING
     assert transitions[0].final_state_unknown
