@@ -41,6 +41,7 @@ from notifier.service import metrics as service_metrics  # noqa: F401 - register
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.enrichment import build_enricher, enrichment_stager
 from notifier.service.firing import DurableFirings
+from notifier.service.heap import give_back_freed_memory
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
@@ -72,6 +73,7 @@ log = logging.getLogger("notifier.service")
 EXIT_CONFIG = 2
 EXIT_ACCESS = 3
 EXIT_STATE = 4
+_START_WRITES_SECONDS = 120.0  # the most the start's state writes are waited for
 
 
 class _Signals:
@@ -285,6 +287,10 @@ class _Service:
             "informers synced: %s",
             ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),
         )
+        # The start's peak is over once its writes are committed: give back what it freed.
+        if self.state is not None:
+            self.state.flush(_START_WRITES_SECONDS)
+        give_back_freed_memory()
 
     def _shutdown(self) -> int:
         deadline = time.monotonic() + self.opts.shutdown_deadline

@@ -1,0 +1,32 @@
+"""Giving back freed memory after the start: tried on glibc, skipped quietly elsewhere."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import platform
+
+import pytest
+
+from notifier.service import heap
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_freed_memory_is_given_back_on_glibc() -> None:
+    assert heap.give_back_freed_memory() is True
+
+
+def test_without_a_c_library_nothing_is_tried(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    assert heap.give_back_freed_memory() is False
+
+
+class _LibraryWithoutTrim:
+    def __getattr__(self, name: str) -> object:
+        raise AttributeError(name)
+
+
+def test_a_c_library_without_malloc_trim_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: "libc.musl.so")
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: _LibraryWithoutTrim())
+    assert heap.give_back_freed_memory() is False
