@@ -14,7 +14,6 @@ Where the C library has no ``malloc_trim`` (musl, macOS), this does nothing.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import logging
 from collections.abc import Callable
 
@@ -22,11 +21,10 @@ log = logging.getLogger("notifier.service")
 
 
 def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        # The symbols the process already has (the C library's among them): no lookup
+        # of a library file, which would run ldconfig in a subprocess.
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc
         return None
     return trim
