@@ -10,8 +10,8 @@ client certificate (mTLS), and proxies (``notifier.sinks.proxies``).
 
 Its timeouts bound each socket operation, not a send: a receiver that
 trickles one byte a second, or answers ``100 Continue`` forever, kept a
-send going for minutes. So every send has a deadline; one watchdog thread
-shuts the connection's socket down when it passes, which ends whatever read
+send going for minutes. So every send has a deadline (``deadlines``): the
+connection's socket is shut down when it passes, which ends whatever read
 or write is waiting, and the send fails as ``DeadlineExceededError``. The
 response body is read up to ``max_body`` bytes (``MAX_BODY_BYTES`` unless the
 caller needs more) and the rest never is (the connection is then closed, not reused).
@@ -23,11 +23,8 @@ what urllib3 raises, or ``DeadlineExceededError``. Thread-safe.
 from __future__ import annotations
 
 import base64
-import contextlib
 import socket
 import ssl
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -36,12 +33,10 @@ import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
+from notifier.sinks import deadlines
 from notifier.sinks.proxies import proxy_auth, proxy_for
-from notifier.supervision import supervised
 
 MAX_BODY_BYTES = 64 * 1024  # of a receiver's answer: we only need its status and Retry-After
-
-_current = threading.local()  # the send in progress on this thread, for the connection to join
 
 
 class BadUrlError(ValueError):
@@ -106,91 +101,13 @@ def tls_context(
     return context
 
 
-class _Send:
-    """One send's deadline: the connection it uses is shut down when the deadline passes."""
-
-    def __init__(self, seconds: float) -> None:
-        self.expired = False
-        self._seconds = seconds
-        self._conn: HTTPConnection | None = None
-        self._lock = threading.Lock()
-
-    def __enter__(self) -> _Send:
-        _current.send = self
-        _WATCHDOG.arm(self, time.monotonic() + self._seconds)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        _WATCHDOG.disarm(self)
-        _current.send = None
-
-    def uses(self, conn: HTTPConnection) -> None:
-        with self._lock:
-            self._conn = conn
-            if self.expired:
-                _shut(conn)
-
-    def expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            if self._conn is not None:
-                _shut(self._conn)
-
-
-class _Watchdog:
-    """One thread for every send's deadline (a timer thread per send cost 0.3 ms of CPU)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._due: dict[_Send, float] = {}
-        self._thread: threading.Thread | None = None
-
-    def arm(self, send: _Send, deadline: float) -> None:
-        with self._cond:
-            earliest = min(self._due.values(), default=float("inf"))
-            self._due[send] = deadline
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=supervised("webhook-deadlines", self._run), daemon=True
-                )
-                self._thread.name = "webhook-deadlines"
-                self._thread.start()
-            elif deadline < earliest:
-                self._cond.notify()
-
-    def disarm(self, send: _Send) -> None:
-        with self._cond:
-            self._due.pop(send, None)
-
-    def _run(self) -> None:
-        while True:
-            with self._cond:
-                now = time.monotonic()
-                late = [send for send, due in self._due.items() if due <= now]
-                for send in late:
-                    del self._due[send]
-                if not late:
-                    earliest = min(self._due.values(), default=None)
-                    self._cond.wait(None if earliest is None else earliest - now)
-            for send in late:
-                send.expire()
-
-
-_WATCHDOG = _Watchdog()
-
-
-def _shut(conn: HTTPConnection) -> None:
-    sock = conn.sock
-    if sock is not None:
-        with contextlib.suppress(OSError):  # already closed: nothing left to end
-            sock.shutdown(socket.SHUT_RDWR)
-
-
 class _Watched:
     """Mixed into urllib3's connections: each request joins the send in progress."""
 
+    sock: socket.socket | None  # urllib3's connection has it
+
     def request(self, *args: Any, **kwargs: Any) -> Any:
-        send = getattr(_current, "send", None)
+        send = deadlines.current()
         if send is not None:
             send.uses(self)
         return super().request(*args, **kwargs)  # type: ignore[misc]
@@ -247,7 +164,7 @@ class Transport:
         if authorization and not any(name.lower() == "authorization" for name in headers):
             headers = {"Authorization": authorization, **headers}
         _check_headers(headers)
-        with _Send(self._deadline) as send:
+        with deadlines.Deadline(self._deadline) as send:
             try:
                 reply = self._post(target, body, headers)
             except Exception as err:

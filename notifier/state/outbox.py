@@ -74,7 +74,8 @@ class Outbox:
         return seq
 
     def delivered(self, seq: int) -> None:
-        self._writer.submit(partial(_delete, seq))
+        # Lazy: a crash before it commits sends the notification again (at least once).
+        self._writer.submit(partial(_delete, seq), urgent=False)
 
     def dead_letter(self, seq: int, notification: Notification, failure: Failure) -> None:
         row = (

@@ -113,7 +113,8 @@ class SeenObjects:
         op: WriteOp,
     ) -> None:
         token = self._pending.put(key, record)
-        self._writer.submit(op, partial(self._pending.settle, key, token))
+        # Lazy: committed with the next batch, after the notifications submitted before it.
+        self._writer.submit(op, partial(self._pending.settle, key, token), urgent=False)
 
 
 def _upsert(row: tuple[str, str, str, str, bytes], conn: sqlite3.Connection) -> None:

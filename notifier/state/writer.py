@@ -11,6 +11,12 @@ Because there is one queue, a write is never durable before an earlier
 one: whoever records "acted on object X" after submitting X's
 notifications knows that if the record survived a crash, so did they.
 
+A write that nothing waits on (``urgent=False``: a delivered notification's
+row deleted, the state of an object acted on) does not wake the thread: it
+joins the next batch, at most ``_LAZY_SECONDS`` later. Most changes make
+no notification, and a wake per change was most of the writer's CPU at a
+low rate; commit order is still submission order.
+
 A batch that fails is retried one write at a time; a write that still
 fails (a database error, or anything else a write raises: the thread must
 outlive every write) is logged, counted and dropped, and its callback still
@@ -21,6 +27,7 @@ until everything submitted before it is committed.
 from __future__ import annotations
 
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -42,6 +49,7 @@ _MAX_BATCH = 1000
 # wait each got its own commit, and commits were most of the writer's CPU.
 _LINGER_SECONDS = 0.001
 _LINGER_BELOW = 8
+_LAZY_SECONDS = 0.2  # the longest a write that nothing waits on stays uncommitted
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +75,9 @@ class BatchWriter:
         self._queue: deque[tuple[WriteOp, AfterCommit | None]] = deque()
         self._submitted = 0
         self._finished = 0
+        self._urgent = 0  # queued writes that someone waits on: the thread is woken for them
+        self._lazy_due: float | None = None  # when the oldest queued lazy write is due
+        self._wait_ends = math.inf  # when the thread's current wait ends
         self._closing = False
         self._cond = threading.Condition()
         self._thread = threading.Thread(
@@ -80,17 +91,29 @@ class BatchWriter:
     def start(self) -> None:
         self._thread.start()
 
-    def submit(self, op: WriteOp, after_commit: AfterCommit | None = None) -> None:
+    def submit(
+        self, op: WriteOp, after_commit: AfterCommit | None = None, *, urgent: bool = True
+    ) -> None:
+        """Queue a write; ``urgent=False`` when only durability, not a callback or a
+        reader, waits for it: it is committed with the next batch."""
         with self._cond:
             self._queue.append((op, after_commit))
             self._submitted += 1
-            self._cond.notify()
+            if urgent:
+                self._urgent += 1
+                self._cond.notify()
+            elif self._lazy_due is None:
+                self._lazy_due = self._clock() + _LAZY_SECONDS
+                if self._lazy_due < self._wait_ends:
+                    self._cond.notify()  # it waits longer than that: it recounts
         PENDING_WRITES.inc()
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until all writes submitted so far are committed; False on timeout."""
         with self._cond:
             target = self._submitted
+            self._urgent += 1  # lazy writes too: the caller waits for them
+            self._cond.notify_all()
             return self._cond.wait_for(lambda: self._finished >= target, timeout)
 
     def close(self, timeout: float = 5.0) -> None:
@@ -116,16 +139,29 @@ class BatchWriter:
     def _next_batch(self) -> list[tuple[WriteOp, AfterCommit | None]] | None:
         """The waiting writes; [] when a chore may be due; None once closed and drained."""
         with self._cond:
-            if not self._queue and not self._closing:
-                self._cond.wait(self._seconds_to_next_chore())
-            linger = 0 < len(self._queue) < _LINGER_BELOW and not self._closing
+            self._wait_for_work()
+            linger = self._urgent > 0 and len(self._queue) < _LINGER_BELOW and not self._closing
         if linger:
             time.sleep(_LINGER_SECONDS)
         with self._cond:
             if self._queue:
                 count = min(len(self._queue), _MAX_BATCH)
-                return [self._queue.popleft() for _ in range(count)]
+                batch = [self._queue.popleft() for _ in range(count)]
+                self._urgent = len(self._queue)  # what a full batch left: go on at once
+                self._lazy_due = None
+                return batch
+            self._urgent = 0
             return None if self._closing else []
+
+    def _wait_for_work(self) -> None:
+        """Until an urgent write, lazy writes or a chore are due, or the writer closes."""
+        while not self._urgent and not self._closing:
+            timeout = self._seconds_to_wait()
+            if timeout is not None and timeout <= 0:
+                break
+            self._wait_ends = math.inf if timeout is None else self._clock() + timeout
+            self._cond.wait(timeout)
+        self._wait_ends = math.inf
 
     def _mark_finished(self, count: int) -> None:
         with self._cond:
@@ -170,10 +206,10 @@ class BatchWriter:
                 self._chores_due[index] = now + chore.interval
                 self._write_alone(chore.op)
 
-    def _seconds_to_next_chore(self) -> float | None:
-        if not self._chores:
-            return None
-        return max(0.0, min(self._chores_due) - self._clock())
+    def _seconds_to_wait(self) -> float | None:
+        """Until the next chore or the lazy writes' due time; None: no end."""
+        dues = [*self._chores_due, *([] if self._lazy_due is None else [self._lazy_due])]
+        return min(dues) - self._clock() if dues else None
 
 
 def _run_callback(callback: AfterCommit) -> None:

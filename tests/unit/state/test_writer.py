@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from notifier.state import writer as writer_module
 from notifier.state.writer import BatchWriter, Chore
 
 
@@ -91,3 +92,49 @@ def test_close_commits_what_is_queued(db: Path) -> None:
 
     assert not writer.alive
     assert rows(db) == list(range(100))
+
+
+def test_a_lazy_write_alone_waits_for_company_then_commits(writer: BatchWriter, db: Path) -> None:
+    ran_at: list[float] = []
+
+    def timed_insert(conn: sqlite3.Connection) -> None:
+        ran_at.append(time.monotonic())
+        insert(1, conn)
+
+    submitted = time.monotonic()
+    writer.submit(timed_insert, urgent=False)
+
+    deadline = time.monotonic() + 5
+    while not rows(db) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+    assert rows(db) == [1]
+    assert ran_at[0] - submitted >= writer_module._LAZY_SECONDS * 0.9  # not woken for it
+
+
+def test_a_lazy_write_commits_with_the_next_urgent_one_in_order(
+    writer: BatchWriter, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writer_module, "_LAZY_SECONDS", 60.0)
+    seen: list[list[int]] = []
+    done = threading.Event()
+
+    def look() -> None:
+        seen.append(rows(db))
+        done.set()
+
+    writer.submit(partial(insert, 1), urgent=False)
+    writer.submit(partial(insert, 2), look)
+
+    assert done.wait(5)
+    assert seen == [[1, 2]]
+
+
+def test_flush_commits_lazy_writes_at_once(
+    writer: BatchWriter, db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writer_module, "_LAZY_SECONDS", 60.0)
+    writer.submit(partial(insert, 1), urgent=False)
+
+    assert writer.flush(5)
+    assert rows(db) == [1]
