@@ -198,6 +198,7 @@ class _Service:
                 namespaces=config.watch.namespaces,
                 settings=settings,
                 resync_seconds=config.watch.resync_seconds,
+                saved=self.known.saved(kind),
             )
             for kind in config.watch.watched()
         ]

@@ -16,7 +16,7 @@ from notifier.objects import Kind
 from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
-from notifier.source.reflector import Reflector, ReflectorSettings
+from notifier.source.reflector import Reflector, ReflectorSettings, SavedLookup, nothing_saved
 from notifier.source.resources import Resource, resource_for
 from notifier.source.store import Store
 from notifier.supervision import supervised
@@ -36,6 +36,7 @@ class Informer:
         settings: ReflectorSettings = DEFAULT_SETTINGS,
         resync_seconds: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
+        saved: SavedLookup = nothing_saved,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
@@ -55,6 +56,7 @@ class Informer:
                 handler=handler,
                 settings=settings,
                 clock=clock,
+                saved=saved,
             )
             for namespace in scopes(resource_for(kind), namespaces)
         ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import urllib3.exceptions
 from prometheus_client import Counter
 
-from notifier.objects import KubeObject, key_of
+from notifier.objects import KubeObject, ObjectKey, key_of
 from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
@@ -67,6 +67,15 @@ class ReflectorSettings:
     backoff_reset_after: float = 120.0
 
 
+# The object a saved state holds for a key (a restart's ``Known``), if any.
+SavedLookup = Callable[[ObjectKey], "KubeObject | None"]
+
+
+def nothing_saved(_key: ObjectKey) -> KubeObject | None:
+    """No saved state: a first start, or no state file."""
+    return None
+
+
 class Reflector:
     def __init__(
         self,
@@ -78,8 +87,10 @@ class Reflector:
         handler: DeltaHandler,
         settings: ReflectorSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
+        saved: SavedLookup = nothing_saved,
     ) -> None:
         self.resource = resource
+        self._saved = saved
         self.namespace = namespace
         self._client = client
         self._store = store
@@ -187,15 +198,21 @@ class Reflector:
                 return items, page.metadata.resource_version
 
     def _cached_or_trimmed(self, obj: KubeObject) -> KubeObject:
-        """The cached object when the listed one is the same version: a relist after 410
+        """The object already held when the listed one is the same: a relist after 410
         then holds the cache plus what changed and one page, not the cache twice (the
-        peak the allocator keeps after it), and skips trimming what it already has."""
-        cached = self._store.get(key_of(obj))
-        if cached is None:
-            return trim(obj)
-        was, now = cached.metadata, obj.metadata
-        same = was.resource_version == now.resource_version and was.uid == now.uid
-        return cached if same else trim(obj)
+        peak the allocator keeps after it), and skips trimming what it already has.
+
+        A restart's first list finds the cache empty but the saved state (``saved``)
+        loaded: an unchanged object keeps its saved instance, so the two copies are
+        not both held until the workers have compared them. Saved objects are compared
+        whole, not by version: one written by an older release may lack a field."""
+        key = key_of(obj)
+        cached = self._store.get(key)
+        if cached is not None and _same_version(cached, obj):
+            return cached
+        trimmed = trim(obj)
+        saved = self._saved(key) if cached is None else None
+        return saved if saved is not None and saved == trimmed else trimmed
 
     def _list_and_hand_on(self) -> None:
         items, version = self._list()
@@ -291,3 +308,10 @@ class Reflector:
         else:
             deltas = [Delta(kind, key, DeltaType.UPDATED, obj, Origin.LIVE)]
         self._handler.handle(deltas)
+
+
+def _same_version(was: KubeObject, now: KubeObject) -> bool:
+    return (
+        was.metadata.resource_version == now.metadata.resource_version
+        and was.metadata.uid == now.metadata.uid
+    )

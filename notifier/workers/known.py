@@ -16,7 +16,7 @@ away (or was never acted on), and is told as a catch-up add.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Protocol
 
 from notifier.objects import Kind, KubeObject, ObjectKey
@@ -61,6 +61,11 @@ class Known:
     def get(self, key: WorkKey) -> KubeObject | None:
         objects = self._objects.get(key.kind)
         return None if objects is None else objects.get(key.key)
+
+    def saved(self, kind: Kind) -> Callable[[ObjectKey], KubeObject | None]:
+        """Look-ups of one kind's objects by key, for the informer's first list: what a
+        restart loaded from the state file is reused when the listed object equals it."""
+        return lambda key: self._objects.get(kind, {}).get(key)
 
     def keys(self, kind: Kind) -> list[WorkKey]:
         with self._lock:

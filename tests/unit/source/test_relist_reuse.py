@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
 from notifier.source.reflector import Reflector
 from notifier.source.resources import resource_for
 from notifier.source.store import Store
+from notifier.source.trimming import trim
+from notifier.state.seen import decode_object, encode_object
 
 
 def _pod(name: str, version: str, uid: str = "u") -> dict[str, Any]:
@@ -50,3 +52,42 @@ def test_unchanged_objects_stay_the_cached_instances_and_changes_still_show() ->
     kinds = sorted((d.key, d.type) for d in handed.deltas)
     assert (ObjectKey("shop/b"), DeltaType.UPDATED) in kinds
     assert not any(d.key == "shop/a" for d in handed.deltas)
+
+
+def _rich_pod(name: str, version: str) -> dict[str, Any]:
+    pod = _pod(name, version)
+    pod["metadata"]["labels"] = {"app": "shop", "tier": "web"}
+    pod["spec"] = {"nodeName": "n1", "containers": [{"name": "app", "image": "shop:1"}]}
+    pod["status"]["containerStatuses"] = [
+        {"name": "app", "ready": True, "restartCount": 2, "image": "shop:1"}
+    ]
+    return pod
+
+
+def _as_saved(pod: dict[str, Any]) -> KubeObject:
+    """What a restart's ``Known`` holds: decoded from the state file and trimmed."""
+    page = {"kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": [pod]}
+    listed = resource_for(Kind.POD).list_decoder.decode(json.dumps(page).encode()).items[0]
+    return trim(decode_object(encode_object(trim(listed))))
+
+
+def test_a_restarts_first_list_keeps_the_saved_instance_of_what_did_not_change() -> None:
+    saved = {
+        ObjectKey("shop/a"): _as_saved(_rich_pod("a", "1")),
+        ObjectKey("shop/b"): _as_saved(_rich_pod("b", "1")),
+    }
+    older_release = _rich_pod("c", "1")
+    del older_release["metadata"]["labels"]  # the same version, saved without a field
+    saved[ObjectKey("shop/c")] = _as_saved(older_release)
+    client, store, handed = ListingClient(), Store(Kind.POD), Handed()
+    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
+                          store=store, handler=handed, saved=saved.get)  # fmt: skip
+    client.items = [_rich_pod("a", "1"), _rich_pod("b", "2"), _rich_pod("c", "1")]
+
+    reflector._list_and_hand_on()
+
+    assert store.get(ObjectKey("shop/a")) is saved[ObjectKey("shop/a")]
+    assert store.get(ObjectKey("shop/b")) is not saved[ObjectKey("shop/b")]  # changed meanwhile
+    c = store.get(ObjectKey("shop/c"))
+    assert c is not saved[ObjectKey("shop/c")] and c is not None
+    assert c.metadata.labels == {"app": "shop", "tier": "web"}
