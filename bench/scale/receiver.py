@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections import Counter
 from typing import Any, Self
 
 from tests.support.webhook_server import LoopbackServer, ReceivedRequest, Reply
@@ -23,6 +24,7 @@ class SeqReceiver:
         self._lock = threading.Lock()
         self._seqs: list[int] = []
         self._unparsed = 0
+        self._others: Counter[str] = Counter()  # bodies without a seq, by the object told
         self.last_arrival = 0.0
         self._server = LoopbackServer(self._respond, record=False)
 
@@ -48,24 +50,35 @@ class SeqReceiver:
         with self._lock:
             return len(self._seqs) + self._unparsed
 
+    def others(self) -> Counter[str]:
+        """How many notifications without a seq told each object (``namespace/name``)."""
+        with self._lock:
+            return self._others.copy()
+
     def seqs(self) -> set[int]:
         with self._lock:
             return set(self._seqs)
 
     def _respond(self, request: ReceivedRequest) -> Reply:
-        seq = _seq(request.body)
+        seq, told = _seq(request.body)
         with self._lock:
             if seq is None:
                 self._unparsed += 1
+                self._others[told] += 1
             else:
                 self._seqs.append(seq)
             self.last_arrival = time.monotonic()
         return OK
 
 
-def _seq(body: bytes) -> int | None:
+def _seq(body: bytes) -> tuple[int | None, str]:
+    """The seq label of the object told, if any, and the object's ``namespace/name``."""
     try:
-        payload: Any = json.loads(body)
-        return int(payload["object"]["labels"]["seq"])
+        told: Any = json.loads(body)["object"]
+        key = f"{told['namespace']}/{told['name']}"
     except (ValueError, KeyError, TypeError):
-        return None
+        return None, "?"
+    try:
+        return int(told["labels"]["seq"]), key
+    except (ValueError, KeyError, TypeError):
+        return None, key

@@ -9,10 +9,15 @@ compacted, or the stand-in was told to forget) raises ``GoneError``, which
 the server answers with 410 Expired, as kube-apiserver does.
 
 As etcd, one counter orders every change of every resource (``Cluster``).
-Unlike kube-apiserver, the pages of a list are read from the current
-objects, not from a snapshot at the first page's resourceVersion: the
-bench makes no change while a list is in flight, and a continue token older
-than the history gets 410 as a compacted one would.
+As kube-apiserver, the pages of a list are a snapshot at the first page's
+resourceVersion: a list that has more pages keeps the rest of its keys and
+objects as they were (``Snapshot``), so changes made while it is read (the
+soak churns through its relists) come only as watch events after that
+version. Without it, a later page could serve an object newer than the
+list's version and the watch would then replay the object's older events
+over it. A continue token older than the history, or whose snapshot was
+let go (``SNAPSHOTS`` lists in flight at most), gets 410 as a compacted one
+would.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import msgspec
 
 Key = tuple[str, str]  # namespace, name
 _HIGHEST = "\U0010ffff"
+SNAPSHOTS = 16  # lists in flight whose later pages are kept; an older one's continue gets 410
 
 
 class GoneError(Exception):
@@ -70,6 +76,16 @@ def decode_token(token: str) -> tuple[int, Key]:
         raise ValueError(f"invalid continue token: {err}") from err
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """What a list's later pages serve: its keys after the first page, and their objects then.
+
+    Kept per list version and namespace, so a page asked again (a retry) is served again."""
+
+    keys: list[Key]
+    objects: dict[Key, bytes]
+
+
 @dataclass
 class Collection:
     kind: str
@@ -81,6 +97,7 @@ class Collection:
     _keys: list[Key] = field(default_factory=list)
     _events: list[Event] = field(default_factory=list)
     _event_versions: list[int] = field(default_factory=list)
+    _snapshots: dict[tuple[int, str | None], Snapshot] = field(default_factory=dict)
 
     def event_line(self, event_type: str, document: bytes) -> bytes:
         head = b'{"type":"%s","object":{"kind":"%s","apiVersion":"%s",' % (
@@ -148,17 +165,35 @@ class Collection:
 
     def page(self, namespace: str | None, limit: int, token: str, current: int) -> Page:
         """One page of a list, ``limit`` items (0: all), after the key in ``token``."""
-        low, high = self._range(namespace)
-        version = current
-        if token:
-            version, last = decode_token(token)
-            if version < self.compacted:
-                raise GoneError("The provided continue parameter is too old")
-            low = max(low, bisect.bisect_right(self._keys, last))
-        end = high if limit <= 0 else min(high, low + limit)
-        items = [self.objects[key] for key in self._keys[low:end]]
-        following = encode_token(version, self._keys[end - 1]) if end < high else ""
-        return Page(items, version, following, high - end)
+        if not token:
+            low, high = self._range(namespace)
+            keys = self._keys[low:high]
+            end = len(keys) if limit <= 0 else min(len(keys), limit)
+            if end < len(keys):  # later pages will be asked for: keep them as they are now
+                later = keys[end:]
+                self._keep(
+                    (current, namespace), Snapshot(later, {k: self.objects[k] for k in later})
+                )
+            return self._page(current, keys[:end], self.objects, len(keys) - end)
+        version, last = decode_token(token)
+        snapshot = self._snapshots.get((version, namespace))
+        if version < self.compacted or snapshot is None:
+            raise GoneError("The provided continue parameter is too old")
+        start = bisect.bisect_right(snapshot.keys, last)
+        end = len(snapshot.keys) if limit <= 0 else min(len(snapshot.keys), start + limit)
+        return self._page(
+            version, snapshot.keys[start:end], snapshot.objects, len(snapshot.keys) - end
+        )
+
+    def _keep(self, list_at: tuple[int, str | None], snapshot: Snapshot) -> None:
+        self._snapshots[list_at] = snapshot
+        while len(self._snapshots) > SNAPSHOTS:
+            del self._snapshots[next(iter(self._snapshots))]
+
+    @staticmethod
+    def _page(version: int, keys: list[Key], objects: dict[Key, bytes], remaining: int) -> Page:
+        following = encode_token(version, keys[-1]) if remaining else ""
+        return Page([objects[key] for key in keys], version, following, remaining)
 
     def all_items(self, namespace: str | None) -> list[bytes]:
         low, high = self._range(namespace)

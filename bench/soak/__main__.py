@@ -102,6 +102,7 @@ def soak(args: argparse.Namespace, work: Path, stack: ExitStack) -> dict[str, An
         "made": status["made"], "counts": status["counts"], "relists": relists,
         "warmup_s": args.warmup_minutes * 60, "told": told, "failed": status["failed"],
         "failures_told": unparsed,
+        "failures_told_twice": sum(1 for n in receiver.others().values() if n > 1),
         "rss": rss_figures(samples, args.warmup_minutes * 60),
         "settled": settled_after(samples, args.relist_minutes * 60),
         "state": state_figures(samples),

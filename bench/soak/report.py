@@ -101,7 +101,8 @@ def render(figures: dict[str, Any]) -> str:
         f"{state['state_growth_mib_per_hour_late']:+.2f} |",
         f"| seq changes told / expected (lost, coalesced, doubled) | {told['told']} / "
         f"{told['expected']} ({told['lost']}, {told['coalesced']}, {told['duplicates']}) |",
-        f"| Failed Pods told / made Failed | {figures['failures_told']} / {figures['failed']} |",
+        f"| Failed Pods told / made Failed (Pods told twice) | {figures['failures_told']} / "
+        f"{figures['failed']} ({figures['failures_told_twice']}) |",
     ]
     return "\n".join(lines)
 

@@ -6,7 +6,14 @@ import json
 
 import pytest
 
-from bench.scale.store import Cluster, Collection, GoneError, decode_token, list_body
+from bench.scale.store import (
+    SNAPSHOTS,
+    Cluster,
+    Collection,
+    GoneError,
+    decode_token,
+    list_body,
+)
 
 
 def pod(name: str, seq: int = 0, version: int = 1) -> bytes:
@@ -44,6 +51,34 @@ def test_pages_follow_key_order_and_carry_the_first_pages_version() -> None:
     assert (second.continue_token, second.remaining) == ("", 0)
     assert second.version == first.version == 4
     assert decode_token(first.continue_token) == (4, ("b", "1"))
+
+
+def test_later_pages_serve_the_objects_as_they_were_at_the_lists_version() -> None:
+    cluster = cluster_of([("a", "1"), ("a", "2"), ("a", "3")])
+    pods = cluster.collections["pods"]
+    first = pods.page(None, 1, "", cluster.version)
+    cluster.modify("pods", ("a", "2"), pod("2", 7, version=2))  # changed while listed
+    cluster.delete("pods", ("a", "3"))
+    cluster.add("pods", ("a", "4"), pod("4", version=0))
+    rest = pods.page(None, 10, first.continue_token, cluster.version)
+    served = [json.loads(i)["metadata"] for i in rest.items]
+    assert [(m["name"], m["labels"]["seq"], m["resourceVersion"]) for m in served] == [
+        ("2", "0", "2"),
+        ("3", "0", "3"),
+    ]  # what changed after the list's version comes as watch events after it
+    assert [e.version for e in pods.since(first.version, None)] == [4, 5, 6]
+
+
+def test_a_page_asked_again_is_served_again_until_its_snapshot_is_let_go() -> None:
+    cluster = cluster_of([("a", str(n)) for n in range(SNAPSHOTS + 2)])
+    pods = cluster.collections["pods"]
+    token = pods.page(None, 1, "", cluster.version).continue_token
+    assert pods.page(None, 1, token, cluster.version) == pods.page(None, 1, token, cluster.version)
+    for _ in range(SNAPSHOTS):  # lists begun since, each at a later version
+        cluster.modify("pods", ("a", "0"), pods.objects[("a", "0")])
+        pods.page(None, 1, "", cluster.version)
+    with pytest.raises(GoneError):
+        pods.page(None, 1, token, cluster.version)
 
 
 def test_a_namespace_pages_only_its_own_keys() -> None:

@@ -45,12 +45,15 @@ def test_render_says_whether_the_target_is_met() -> None:
     samples = _samples([100, 100, 130])
     figures = {
         "note": "stand-in", "minutes": 3, "rate": 50, "made": 9000, "counts": {"seq": 1},
-        "relists": 2, "warmup_s": 60, "failed": 3, "failures_told": 3,
+        "relists": 2, "warmup_s": 60, "failed": 3, "failures_told": 4, "failures_told_twice": 1,
         "told": {"told": 5, "expected": 5, "lost": 0, "coalesced": 0, "duplicates": 0},
         "rss": rss_figures(samples, 60), "state": state_figures(samples),
     }  # fmt: skip
     text = render(figures)
-    assert "30.0% (NOT met)" in text and "| Failed Pods told / made Failed | 3 / 3 |" in text
+    assert (
+        "30.0% (NOT met)" in text
+        and "| Failed Pods told / made Failed (Pods told twice) | 4 / 3 (1) |" in text
+    )
 
 
 def test_the_drift_after_the_first_relist_leaves_out_its_step() -> None:
