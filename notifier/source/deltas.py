@@ -46,7 +46,7 @@ def diff_relist(
     New keys are adds; a changed resourceVersion is an update; an unchanged
     one is nothing; a vanished key is a delete carrying the last known state.
     A key whose UID changed was deleted and re-created: a delete and an add.
-    The deltas carry the keys of ``listed`` (the cache keeps those very strings).
+    The deltas carry the keys of ``listed`` (the cache keeps those of new keys).
     """
     deltas: list[Delta] = []
     for key, old in cached.items():

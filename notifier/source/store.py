@@ -49,7 +49,11 @@ class Store:
                 for key, obj in self._items.items()
                 if namespace is None or obj.metadata.namespace == namespace
             }
-            for key in cached:
+            for key in cached.keys() - listed.keys():
                 del self._items[key]
-            self._items.update(listed)
+            # Assigning to a key already held keeps the held key string: a relist then
+            # leaves the cache's (and Known's) keys as they were instead of holding a
+            # second, freshly built set for good, and the table is not emptied and regrown.
+            for key, obj in listed.items():
+                self._items[key] = obj
         return diff_relist(self.kind, cached, listed, origin)

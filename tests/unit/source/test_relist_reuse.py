@@ -91,3 +91,17 @@ def test_a_restarts_first_list_keeps_the_saved_instance_of_what_did_not_change()
     c = store.get(ObjectKey("shop/c"))
     assert c is not saved[ObjectKey("shop/c")] and c is not None
     assert c.metadata.labels == {"app": "shop", "tier": "web"}
+
+
+def test_a_relist_keeps_the_cached_key_strings() -> None:
+    client, store, handed = ListingClient(), Store(Kind.POD), Handed()
+    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
+                          store=store, handler=handed)  # fmt: skip
+    client.items = [_pod("a", "1"), _pod("b", "1")]
+    reflector._list_and_hand_on()
+    before = {str(key): key for key in store.snapshot()}  # held, so no id is reused
+    client.items = [_pod("a", "1"), _pod("b", "2"), _pod("c", "1")]
+    reflector._list_and_hand_on()
+    after = {str(key): key for key in store.snapshot()}
+    assert sorted(after) == ["shop/a", "shop/b", "shop/c"]
+    assert after["shop/a"] is before["shop/a"] and after["shop/b"] is before["shop/b"]
