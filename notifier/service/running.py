@@ -5,7 +5,9 @@ workers -> informers -> HTTP. The HTTP layer (FastAPI, uvicorn: half a
 second of imports) is imported only once the informers are listing, so the
 API server serializes the first pages while we import. Once informers are
 synced, what we knew before a restart and is gone now is queued as catch-up
-deletes, and the cache is frozen out of the cyclic GC's reach. Group
+deletes, and the cache is frozen out of the cyclic GC's reach; memory is given
+back after the initial list and after each relist, once acted on
+(``service/settling.py``). Group
 members a previous process held are held again before workers start.
 SIGTERM (or SIGINT): readiness goes false, informers stop, workers drain,
 open groups are released and committed to the outbox, delivery drains until
@@ -29,7 +31,6 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
-from notifier.kinds.sharing import freeze_heap
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
@@ -41,7 +42,6 @@ from notifier.service import metrics as service_metrics  # noqa: F401 - register
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.enrichment import build_enricher, enrichment_stager
 from notifier.service.firing import DurableFirings
-from notifier.service.heap import give_back_freed_memory
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
@@ -49,6 +49,7 @@ from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
+from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
@@ -73,7 +74,6 @@ log = logging.getLogger("notifier.service")
 EXIT_CONFIG = 2
 EXIT_ACCESS = 3
 EXIT_STATE = 4
-_START_WRITES_SECONDS = 120.0  # the most the start's state writes are waited for
 
 
 class _Signals:
@@ -189,6 +189,9 @@ class _Service:
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
+        self.settling = Settling(
+            intake=self.intake, known=self.known, commit=self._commit, stop=self.signals.stop
+        )
         settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
         self.informers = [
             Informer(
@@ -199,6 +202,7 @@ class _Service:
                 settings=settings,
                 resync_seconds=config.watch.resync_seconds,
                 saved=self.known.saved(kind),
+                on_relisted=self.settling.relisted,
             )
             for kind in config.watch.watched()
         ]
@@ -265,36 +269,21 @@ class _Service:
         if self.elector is not None:
             self._election.start()
         log.info("kube-notifier started; HTTP on %s:%d", self.opts.listen_host, self.http.port)
-        after_sync = supervised("after-sync", self._after_sync)
-        threading.Thread(target=after_sync, name="after-sync", daemon=True).start()
+        after_sync = supervised("after-sync", self.settling.run)
+        threading.Thread(
+            target=after_sync, args=(self.informers,), name="after-sync", daemon=True
+        ).start()
         self.signals.stop.wait()
         return self._shutdown()
 
-    def _after_sync(self) -> None:
-        while not all(i.synced for i in self.informers):
-            if self.signals.stop.wait(0.2):
-                return
-        for informer in self.informers:
-            gone = self.intake.enqueue_vanished(informer.kind, set(informer.store.snapshot()))
-            if gone:
-                log.info("%d %s objects were deleted while we were away", gone, informer.kind.value)
-        freeze_heap()  # the cache is long-lived: keep the cyclic GC from rescanning it
-        while self.intake.initial_list_waiting():
-            if self.signals.stop.wait(0.2):
-                return
-        self.known.mark_baseline()  # from now on, a start with this file is not a first one
-        log.info("initial list acted on: what changes while the service is stopped is caught up")
-        log.info(
-            "informers synced: %s",
-            ", ".join(f"{i.kind.value}={len(i.store)}" for i in self.informers),
-        )
-        # The start's peak is over once its writes are committed: give back what it freed.
+    def _commit(self, timeout: float) -> None:
+        """Wait until the state writes submitted so far are committed (if there is state)."""
         if self.state is not None:
-            self.state.flush(_START_WRITES_SECONDS)
-        give_back_freed_memory()
+            self.state.flush(timeout)
 
     def _shutdown(self) -> int:
         deadline = time.monotonic() + self.opts.shutdown_deadline
+        self.settling.wake()
         for reloader in self.reloaders:
             reloader.stop()
         for informer in self.informers:

@@ -16,7 +16,13 @@ from notifier.objects import Kind
 from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
-from notifier.source.reflector import Reflector, ReflectorSettings, SavedLookup, nothing_saved
+from notifier.source.reflector import (
+    Reflector,
+    ReflectorSettings,
+    SavedLookup,
+    nothing_saved,
+    nothing_to_do,
+)
 from notifier.source.resources import Resource, resource_for
 from notifier.source.store import Store
 from notifier.supervision import supervised
@@ -37,6 +43,7 @@ class Informer:
         resync_seconds: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
+        on_relisted: Callable[[], None] = nothing_to_do,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
@@ -57,6 +64,7 @@ class Informer:
                 settings=settings,
                 clock=clock,
                 saved=saved,
+                on_relisted=on_relisted,
             )
             for namespace in scopes(resource_for(kind), namespaces)
         ]

@@ -76,6 +76,10 @@ def nothing_saved(_key: ObjectKey) -> KubeObject | None:
     return None
 
 
+def nothing_to_do() -> None:
+    """No one to tell that a relist was handed on."""
+
+
 class Reflector:
     def __init__(
         self,
@@ -88,9 +92,11 @@ class Reflector:
         settings: ReflectorSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
+        on_relisted: Callable[[], None] = nothing_to_do,
     ) -> None:
         self.resource = resource
         self._saved = saved
+        self._on_relisted = on_relisted
         self.namespace = namespace
         self._client = client
         self._store = store
@@ -224,6 +230,8 @@ class Reflector:
         self.last_activity = self._listed_at = self._clock()
         self.synced.set()
         metrics.SYNCED.labels(self._kind).set(1)
+        if not first:
+            self._on_relisted()  # its pages are freed: memory to give back once acted on
 
     # -- watch ------------------------------------------------------------
     def _watch(self, stop: threading.Event) -> None:

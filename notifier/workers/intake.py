@@ -48,6 +48,11 @@ class Intake:
         with self._lock:
             return any(pending.listed is not None for pending in self._pending.values())
 
+    def relist_waiting(self) -> bool:
+        """Whether a key a relist changed still waits for a worker."""
+        with self._lock:
+            return any(Origin.RELIST in pending.origins for pending in self._pending.values())
+
     def take(self, key: WorkKey) -> Pending:
         with self._lock:
             pending = self._pending.pop(key, None) or Pending()

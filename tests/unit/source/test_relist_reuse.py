@@ -105,3 +105,19 @@ def test_a_relist_keeps_the_cached_key_strings() -> None:
     after = {str(key): key for key in store.snapshot()}
     assert sorted(after) == ["shop/a", "shop/b", "shop/c"]
     assert after["shop/a"] is before["shop/a"] and after["shop/b"] is before["shop/b"]
+
+
+def test_the_relisted_hook_runs_once_per_relist_after_its_deltas_are_handed_on() -> None:
+    client, store, handed = ListingClient(), Store(Kind.POD), Handed()
+    calls: list[int] = []
+    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
+                          store=store, handler=handed,
+                          on_relisted=lambda: calls.append(len(handed.deltas)))  # fmt: skip
+    client.items = [_pod("a", "1")]
+    reflector._list_and_hand_on()
+    assert calls == []  # the initial list is not a relist
+    client.items = [_pod("a", "2")]
+    reflector._list_and_hand_on()
+    client.items = [_pod("a", "3")]
+    reflector._list_and_hand_on()
+    assert calls == [2, 3]  # each after its delta was handed on
