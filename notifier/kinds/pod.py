@@ -41,10 +41,11 @@ RESTARTED = "RestartCountIncreased"
 
 
 class PodStatus(Wire, frozen=True):
+    # ``startTime`` is left out (nothing reads it): without it, a Pod's status holds no
+    # per-object value in the common case and is shared whole (``_share``).
     phase: str = ""
     reason: str = ""
     message: str = ""
-    start_time: str | None = None
     conditions: tuple[Condition, ...] = ()
     container_statuses: tuple[ContainerStatus, ...] = ()
     init_container_statuses: tuple[ContainerStatus, ...] = ()
@@ -152,13 +153,15 @@ def _share(sharing: Sharing, pod: Pod) -> Pod:
         pod,
         metadata=sharing.metadata(pod.metadata),
         spec=share_pod_spec(sharing, pod.spec),
-        status=msgspec.structs.replace(
-            status,
-            phase=intern(status.phase),
-            reason=intern(status.reason),
-            conditions=sharing.conditions(status.conditions),
-            container_statuses=share_statuses(sharing, status.container_statuses),
-            init_container_statuses=share_statuses(sharing, status.init_container_statuses),
+        status=intern(
+            msgspec.structs.replace(
+                status,
+                phase=intern(status.phase),
+                reason=intern(status.reason),
+                conditions=sharing.conditions(status.conditions),
+                container_statuses=share_statuses(sharing, status.container_statuses),
+                init_container_statuses=share_statuses(sharing, status.init_container_statuses),
+            )
         ),
     )
 

@@ -12,9 +12,10 @@ What is shared, and how:
 - strings that repeat across objects (namespace, node name, restart
   policy, phase, a container status's name and image) are interned;
 - frozen values that repeat as a whole are interned as a whole (a Pod's
-  tuple of conditions, its owner references, its containers, a Service's
-  ports, an empty container state), because they hold no per-object
-  strings (no timestamps, no UIDs but an owner's);
+  tuple of conditions, its owner references, its containers, its status and
+  container statuses and their states, a Service's ports), because they hold
+  no per-object strings (no timestamps, no UIDs but an owner's: the Structs
+  leave out the timestamps nothing reads, such as a container's ``startedAt``);
 - label, annotation and selector dicts are shared between objects with the
   same items. Shared dicts must never be mutated; no cached object may be
   (they are frozen Structs, read by several threads).

@@ -241,11 +241,36 @@ def test_two_pods_share_their_repeated_parts() -> None:
     assert one_app.last_state is two_app.last_state
 
 
+def test_a_status_without_per_pod_values_is_shared_whole() -> None:
+    sharing = Sharing()
+    one, two = share(sharing, _pod("web-1")), share(sharing, _pod("web-2"))
+    assert one.status is two.status
+    assert one.status.container_statuses is two.status.container_statuses
+
+
 def test_per_pod_values_are_not_shared() -> None:
     sharing = Sharing()
     one, two = share(sharing, _pod("web-1")), share(sharing, _pod("web-2"))
     assert one.metadata.uid != two.metadata.uid
-    assert one.status.container_statuses[0].state != two.status.container_statuses[0].state
+    assert one.metadata is not two.metadata
+
+
+def test_a_status_that_differs_keeps_its_own_and_shares_the_rest() -> None:
+    sharing = Sharing()
+    one = share(sharing, _pod("web-1"))
+    restarted = _pod("web-2")
+    status = restarted.status.container_statuses[0]
+    bumped = msgspec.structs.replace(status, restart_count=3)
+    restarted = msgspec.structs.replace(
+        restarted,
+        status=msgspec.structs.replace(restarted.status, container_statuses=(bumped,)),
+    )
+    two = share(sharing, restarted)
+    assert one.status != two.status
+    assert two.status.container_statuses[0].restart_count == 3
+    assert one.status.container_statuses[0].restart_count == 0
+    assert one.status.conditions is two.status.conditions
+    assert one.status.container_statuses[0].state is two.status.container_statuses[0].state
 
 
 def test_differing_parts_stay_different() -> None:
