@@ -76,7 +76,13 @@ class Known:
             if obj is None:
                 self._objects.get(key.kind, {}).pop(key.key, None)
             else:
-                self._of(key.kind)[key.key] = obj
+                objects = self._of(key.kind)
+                if objects.get(key.key) is obj:
+                    # The very instance already recorded (a restart's unchanged object, which
+                    # the list reused from what was saved; a resync): saving it again would
+                    # encode and queue the whole cache's JSON at once for nothing.
+                    return
+                objects[key.key] = obj
         if self._store is not None:
             self._store.save_seen([(key, obj)])
 
