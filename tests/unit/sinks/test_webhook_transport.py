@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from notifier.sinks.transport import BadUrlError, Transport
+from notifier.sinks.transport import BadUrlError, InvalidHeaderError, Transport
 from notifier.sinks.webhook.failures import failure_for_exception
 
 OK = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
@@ -169,3 +169,43 @@ def test_a_tls_handshake_that_never_ends_is_a_timeout(server: RawServer) -> None
 def test_urls_it_cannot_post_to_are_refused_at_once(url: str) -> None:
     with pytest.raises(BadUrlError):
         transport(url)
+
+
+@pytest.mark.parametrize("bad", ["a\r\nX-Injected: 1", "nul\x00", "bell\x07", "del\x7f", "\n"])
+def test_a_header_with_a_control_character_is_refused_unsent(server: RawServer, bad: str) -> None:
+    for headers in ({"X-Team": bad}, {f"X-{bad}": "ops"}):
+        with pytest.raises(InvalidHeaderError):
+            transport(server.url).post(b"{}", headers)
+    assert server.requests == []
+
+
+def test_a_tab_in_a_header_value_is_sent(server: RawServer) -> None:
+    transport(server.url).post(b"{}", {"X-Team": "ops\tblue"})
+    assert b"X-Team: ops\tblue\r\n" in server.requests[0]
+
+
+def _answer(body: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+@pytest.mark.parametrize(("answer", "read", "connections"), [
+    (b"12345678", b"12345678", 1),  # within the bound: read whole, the connection kept
+    (b"123456789abc", b"12345678", 2),  # past it: cut at the bound, the rest never read
+])  # fmt: skip
+def test_the_answer_is_read_up_to_the_bound(answer: bytes, read: bytes, connections: int) -> None:
+    with RawServer(_answer(answer)) as server:
+        posting = Transport(server.url, connect_timeout=2.0, read_timeout=2.0, max_body=8)
+        replies = [posting.post(b"{}", {}) for _ in range(2)]
+
+    assert [reply.body for reply in replies] == [read, read]
+    assert server.connections == connections
+
+
+def test_another_url_on_the_same_origin_gets_its_own_path_and_query(server: RawServer) -> None:
+    posting = transport(server.url)
+    posting.post(b"{}", {}, url=server.url.replace("/hook?token=x", "/resolve/ab%2Fc?x=1"))
+    posting.post(b"{}", {})
+
+    first, second = server.requests
+    assert first.startswith(b"POST /resolve/ab%2Fc?x=1 HTTP/1.1\r\n")
+    assert second.startswith(b"POST /hook?token=x HTTP/1.1\r\n")
