@@ -42,6 +42,7 @@ from notifier.service import metrics as service_metrics  # noqa: F401 - register
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.enrichment import build_enricher, enrichment_stager
 from notifier.service.firing import DurableFirings
+from notifier.service.heap import keep_large_buffers_out_of_the_heap
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
@@ -94,6 +95,7 @@ class _Signals:
 
 def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
+    keep_large_buffers_out_of_the_heap()  # before the first list's pages
     try:
         holder = RulesHolder.from_file(opts.config)
     except ConfigError as err:
