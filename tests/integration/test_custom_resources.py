@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from kubernetes import client
 
 from notifier.kinds.config import ResourceSpec
@@ -22,6 +23,8 @@ from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import pipeline
 from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
+
+pytestmark = pytest.mark.integration
 
 GROUP = "gadgets.kube-notifier.test"
 

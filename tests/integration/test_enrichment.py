@@ -21,6 +21,8 @@ from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
 from tests.support.webhook_server import WebhookServer
 
+pytestmark = pytest.mark.integration
+
 CONFIG = """
 cluster_name: test
 watch:
@@ -112,8 +114,9 @@ def test_a_crash_loop_arrives_with_its_last_log_lines_redacted_events_and_owners
         "loaded 3 plugins",
         "panic: runtime error: invalid memory address",
     ]  # the last 5 (log_lines), every secret replaced before it left
-    [event] = context["events"]
-    assert (event["reason"], event["count"]) == ("BackOff", 4)
+    # Ours; the control plane may have warned of the Pod too (a FailedScheduling under load).
+    [event] = [e for e in context["events"] if e["reason"] == "BackOff"]
+    assert event["count"] == 4
     assert context["owners"] == [f"ReplicaSet/{pod['owner']}", "Deployment/web"]
     # The log, the event list, and one GET per owner (the Deployment's: has it an owner?).
     for part, requests in (("logs", 1), ("events", 1), ("owners", 2)):

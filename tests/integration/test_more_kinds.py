@@ -20,7 +20,7 @@ from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import Pipeline, pipeline
 from tests.integration.kube import Kube
 
-pytestmark = pytest.mark.fullcluster
+pytestmark = [pytest.mark.integration, pytest.mark.fullcluster]
 FAIL_LABELS = {"app": "batch", "kube-notifier.test/stage": "fail"}
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
 from tests.support.webhook_server import WebhookServer
+
+pytestmark = pytest.mark.integration
 
 CONFIG = """
 cluster_name: test

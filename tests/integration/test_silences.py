@@ -16,6 +16,8 @@ from tests.integration.service import ServiceProcess
 from tests.integration.test_inhibition import _crashloop
 from tests.support.webhook_server import WebhookServer
 
+pytestmark = pytest.mark.integration
+
 CONFIG = """
 watch:
   namespaces: [{ns}]

@@ -15,6 +15,8 @@ from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
 from tests.support.slack_server import TOKEN, SlackServer
 
+pytestmark = pytest.mark.integration
+
 CONFIG = """
 watch: {{namespaces: [{ns}], kinds: [Pod]}}
 sinks:
