@@ -57,9 +57,9 @@ from notifier.service.stage import RoutingStage, Ticker
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
+from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
 from notifier.source.reflector import ReflectorSettings
-from notifier.source.watching import WatchLoop
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
@@ -165,15 +165,7 @@ class _Service:
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
         self._build_pipeline(raw)
-        self.reloaders: list[FileReloader | WatchLoop] = [FileReloader(holder, opts.config)]
-        if opts.config_map is not None:
-            namespace, name = opts.config_map
-            self.reloaders.append(
-                ConfigMapReloader(raw.sibling(), holder, namespace, name, reporter=opts.identity)
-            )
-        if opts.silences is not None:
-            namespace, name = opts.silences
-            self.reloaders.append(SilenceWatch(raw.sibling(), self.silences, namespace, name))
+        self._build_reloaders(raw)
         self.elector = self._build_elector(raw) if opts.leader_elect else None
         self._election_stop = threading.Event()
         self._election = threading.Thread(
@@ -218,6 +210,26 @@ class _Service:
             count=config.watch.workers,
         )
 
+    def _build_reloaders(self, raw: RawClient) -> None:
+        opts, holder = self.opts, self.holder
+        settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
+        self.reloaders: list[FileReloader | ConfigMapReloader | SilenceWatch] = [
+            FileReloader(holder, opts.config)
+        ]
+        self.watched_config_maps: list[WatchedConfigMap] = []
+        if opts.config_map is not None:
+            namespace, name = opts.config_map
+            reloader = ConfigMapReloader(
+                raw, holder, namespace, name, reporter=opts.identity, settings=settings
+            )
+            self.reloaders.append(reloader)
+            self.watched_config_maps.append(reloader.watch)
+        if opts.silences is not None:
+            namespace, name = opts.silences
+            silences = SilenceWatch(raw, self.silences, namespace, name, settings=settings)
+            self.reloaders.append(silences)
+            self.watched_config_maps.append(silences.watch)
+
     def _build_elector(self, raw: RawClient) -> LeaderElector:
         opts = self.opts
         lease = KubeLeaseClient(raw.sibling(), opts.lease_namespace, opts.lease_name)
@@ -245,6 +257,8 @@ class _Service:
             self.signals.stop.is_set,
             namespaces_watched=lambda: self.namespaces.watching,
             namespaces_listed=self.namespaces.listed,
+            namespaces_failing=self.namespaces.failing,
+            config_maps=self.watched_config_maps,
             state_alive=lambda: self.state is None or self.state.healthy,
         )
         app = create_app(

@@ -180,7 +180,7 @@ def fresh_list(
     raw: RawClient, kind: Kind, namespace: str | None = None
 ) -> dict[ObjectKey, KubeObject]:
     resource = resource_for(kind)
-    body = resource.list_decoder.decode(raw.get(resource.path(namespace), {}))
+    body = resource.decoders.list.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
 
 

@@ -130,7 +130,14 @@ def test_the_service_waits_for_a_crd_not_installed_yet_and_says_what_to_install(
             assert time.monotonic() < deadline, service.output()
             time.sleep(0.1)
         control_plane.kubectl_apply(_crd(plural, kind_name))
-        service.wait_ready(timeout=90)  # the informer's next try, after its backoff
+        synced = f'kube_notifier_informer_synced{{kind="{kind_name}"}} 1.0'
+        deadline = time.monotonic() + 60  # the informer's next try, after its backoff
+        while synced not in service.get("/metrics")[1]:
+            assert time.monotonic() < deadline, service.output()
+            time.sleep(0.1)
+        # Readiness follows the watch: the failed tries before the CRD came do not hold
+        # it back until the quiet watch's first event or its inactivity timeout (90 s).
+        service.wait_ready(timeout=10)
     finally:
         assert service.stop() == 0
     assert "Traceback" not in service.output()
