@@ -32,7 +32,7 @@ from notifier.cli_rules_silences import add_silence_options, apply_silences, rea
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
-from notifier.kinds.registry import KINDS
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
@@ -135,7 +135,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if loaded is None:
         return 1
     try:
-        transition = _transition(args)
+        transition = _transition(args, loaded.kinds)
         labels = _labels(args.namespace_labels)
         silences = read_silences(args)
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
@@ -166,11 +166,11 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
     return None if problems else loaded
 
 
-def _transition(args: argparse.Namespace) -> Transition | None:
+def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = _object(args.old) if args.old else None
-    new = _object(args.new) if args.new else None
+    old = _object(args.old, known) if args.old else None
+    new = _object(args.new, known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )
@@ -186,12 +186,12 @@ _TextTimes.yaml_implicit_resolvers = {
 }
 
 
-def _object(path: Path) -> KubeObject:
+def _object(path: Path, known: Kinds) -> KubeObject:
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
-    kinds = [str(kind) for kind in KINDS]
+    kinds = [str(kind) for kind in known]
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
-    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
+    obj: KubeObject = msgspec.convert(data, type=known[Kind(data["kind"])].struct)
     return obj
 
 

@@ -29,10 +29,13 @@ from pydantic import TypeAdapter, ValidationError
 
 from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
-from notifier.config.kinds import declare_resources
+from notifier.config.kinds import config_kinds
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
 from notifier.config.validating import Problem, problems_of
+from notifier.kinds.config import ResourceSpec
+from notifier.kinds.custom import custom_kind
+from notifier.kinds.registry import BUILT_IN_KINDS, KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.rules.errors import KeyPath, RulesError, format_path
@@ -43,6 +46,7 @@ from notifier.rules.ruleset import Ruleset
 class LoadedConfig:
     config: Config
     ruleset: Ruleset
+    kinds: Kinds  # the built-in kinds and the config's custom resources
     warnings: tuple[ConfigIssue, ...]
     digest: str  # sha256 of the document after ${VAR} expansion
     source: str
@@ -96,11 +100,12 @@ def read_config_text(
         report.add(path, message, position)
     data = {} if document.data is None else document.data
     config = _validated(data, report, frozenset(document.from_environment))
-    ruleset = _compiled(config, data, report)
+    kinds = _kinds(config, data, report)
+    ruleset = _compiled(config, kinds, data, report)
     report.raise_if_any()
     assert config is not None and ruleset is not None
     warnings = tuple(secret_warnings(document, source_name))
-    return LoadedConfig(config, ruleset, warnings, _digest(data), source_name)
+    return LoadedConfig(config, ruleset, kinds, warnings, _digest(data), source_name)
 
 
 class _Report:
@@ -132,9 +137,26 @@ def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config
         for problem in problems_of(exc, data, Config, hidden):
             report.add_problem(problem)
         return None
-    for path, message in [*_duplicate_sinks(config), *declare_resources(config.watch)]:
+    for path, message in _duplicate_sinks(config):
         report.add(path, message)
     return config
+
+
+def _kinds(config: Config | None, data: Any, report: _Report) -> Kinds:
+    """The config's kinds; for a file that failed validation, those of its valid resources,
+    so a rule naming a well declared custom resource is not reported as naming no kind."""
+    if config is not None:
+        kinds, problems = config_kinds(config.watch)
+        for path, message in problems:
+            report.add(path, message)
+        return kinds
+    watch = data.get("watch") if isinstance(data, dict) else None
+    listed = watch.get("resources") if isinstance(watch, dict) else None
+    valid = [_valid(ResourceSpec, item) for item in listed or [] if isinstance(listed, list)]
+    declared = {spec.kind: spec for spec in valid if spec is not None}
+    return KINDS.declaring(
+        custom_kind(spec) for kind, spec in declared.items() if kind not in BUILT_IN_KINDS
+    )
 
 
 def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
@@ -148,8 +170,8 @@ def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
     return found
 
 
-def _compiled(config: Config | None, data: Any, report: _Report) -> Ruleset | None:
-    source = _source_of(config) if config is not None else _partial_source(data)
+def _compiled(config: Config | None, kinds: Kinds, data: Any, report: _Report) -> Ruleset | None:
+    source = _source_of(config, kinds) if config is not None else _partial_source(data, kinds)
     if source is None:
         return None
     try:
@@ -160,7 +182,7 @@ def _compiled(config: Config | None, data: Any, report: _Report) -> Ruleset | No
     return None
 
 
-def _source_of(config: Config) -> RulesSource:
+def _source_of(config: Config, kinds: Kinds) -> RulesSource:
     return RulesSource(
         rules=list(enumerate(config.rules)),
         defaults=config.defaults,
@@ -170,10 +192,11 @@ def _source_of(config: Config) -> RulesSource:
         sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
         inhibit_rules=config.inhibit_rules,
+        kinds=kinds,
     )
 
 
-def _partial_source(data: Any) -> RulesSource | None:
+def _partial_source(data: Any, kinds: Kinds) -> RulesSource | None:
     """What can be compiled from a file that failed validation, to find more problems.
 
     Valid rules are compiled against sink, template and window names taken
@@ -197,6 +220,7 @@ def _partial_source(data: Any) -> RulesSource | None:
         mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),
         sinks=_sink_names(data.get("sinks")),
         cluster_name=str(data.get("cluster_name", "")),
+        kinds=kinds,
     )
 
 

@@ -109,7 +109,13 @@ def run(opts: RunOptions) -> int:
     try:
         raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
         uses_labels = holder.current.config.uses_namespace_labels()
-        check_access(raw, watch.watched(), watch.namespaces, namespace_labels=uses_labels)
+        check_access(
+            raw,
+            watch.watched(),
+            watch.namespaces,
+            namespace_labels=uses_labels,
+            known=holder.current.kinds,
+        )
     except KubeAccessError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)
         return EXIT_ACCESS
@@ -152,7 +158,8 @@ class _Service:
         self.delivery.enrich_with(self.enricher)
         enrichment = enrichment_stager(self.enricher, raw)
         holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage, enrichment)
-        holding = DurableHolding(state.held) if state is not None else None
+        kinds = holder.current.kinds
+        holding = DurableHolding(state.held, kinds) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
@@ -179,7 +186,8 @@ class _Service:
     def _build_pipeline(self, raw: RawClient) -> None:
         config, opts = self.holder.current.config, self.opts
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
-        seen = DurableSeen(self.state.seen, config.watch.watched()) if self.state else None
+        kinds = self.holder.current.kinds
+        seen = DurableSeen(self.state.seen, config.watch.watched(), kinds) if self.state else None
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
@@ -197,6 +205,7 @@ class _Service:
                 resync_seconds=config.watch.resync_seconds,
                 saved=self.known.saved(kind),
                 on_relisted=self.settling.relisted,
+                kinds=kinds,
             )
             for kind in config.watch.watched()
         ]

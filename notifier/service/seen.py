@@ -8,9 +8,10 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.source.trimming import trim
-from notifier.state.seen import SeenObjects, decode_object, encode_object
+from notifier.state.seen import SeenObjects, encode_object
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
 
@@ -18,9 +19,10 @@ log = logging.getLogger("notifier.service")
 
 
 class DurableSeen:
-    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind]) -> None:
+    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind], known: Kinds = KINDS) -> None:
         self._seen = seen
         self._kinds = kinds
+        self._known = known
 
     def load_seen(self) -> Iterator[tuple[WorkKey, KubeObject]]:
         """Saved objects, trimmed and shared as the cache's are (an object decoded alone
@@ -28,7 +30,7 @@ class DurableSeen:
         for kind in self._kinds:
             for key, record in self._seen.iter_seen(kind):
                 try:
-                    yield WorkKey(kind, key), trim(decode_object(record.encoded))
+                    yield WorkKey(kind, key), trim(self._known.decode_object(record.encoded))
                 except msgspec.DecodeError:
                     log.warning("unreadable saved state for %s/%s; treating it as new", kind, key)
 

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.source import metrics
 from notifier.source.client import RawClient
@@ -37,6 +38,7 @@ class Informer:
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
         on_relisted: Callable[[], None] = nothing_to_do,
+        kinds: Kinds = KINDS,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
@@ -45,7 +47,7 @@ class Informer:
         self._resync_seconds = resync_seconds
         self._stop = threading.Event()
         self._resync_thread: threading.Thread | None = None
-        resource = resource_for(kind)
+        resource = resource_for(kind, kinds)
         self.watchers = [
             Watcher(
                 f"informer-{kind.value}-{namespace or 'all'}",
