@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from notifier.api.checks import Check, CheckResult, flag, threshold
@@ -17,7 +17,7 @@ from notifier.workers.worker import Workers
 @dataclass
 class Parts:
     holder: RulesHolder
-    informers: Sequence[Informer]
+    informers: Iterable[Informer]  # as they are at each request: a reload may change them
     workers: Workers
     delivery: Delivery
     stale_after: float

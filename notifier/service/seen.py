@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
@@ -37,8 +37,14 @@ class DurableSeen:
     def has_baseline(self) -> bool:
         return self._seen.baseline_at() is not None
 
-    def mark_baseline(self) -> None:
-        self._seen.mark_baseline(time.time())
+    def mark_baseline(self, scopes: Iterable[str]) -> None:
+        self._seen.mark_baseline(time.time(), scopes)
+
+    def baselines(self) -> frozenset[str]:
+        return self._seen.baselines()
+
+    def forget_baseline(self, scope: str) -> None:
+        self._seen.forget_baseline(scope)
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         for key, obj in changes:

@@ -48,6 +48,7 @@ class Informer:
         self._stop = threading.Event()
         self._resync_thread: threading.Thread | None = None
         resource = resource_for(kind, kinds)
+        self.namespaces: list[str | None] = scopes(resource, namespaces)  # None: all of them
         self.watchers = [
             Watcher(
                 f"informer-{kind.value}-{namespace or 'all'}",
@@ -65,7 +66,7 @@ class Informer:
                 clock=clock,
                 family="informer",
             )
-            for namespace in scopes(resource, namespaces)
+            for namespace in self.namespaces
         ]
         metrics.CACHED_OBJECTS.labels(kind.value).set_function(lambda: len(self.store))
         metrics.ACTIVITY_AGE.labels(kind.value).set_function(self.seconds_since_activity)
@@ -90,6 +91,10 @@ class Informer:
             watcher.stop(timeout)
         if self._resync_thread is not None:
             self._resync_thread.join(timeout)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
 
     @property
     def synced(self) -> bool:

@@ -176,8 +176,8 @@ rules:
 def test_a_refused_reload_changes_no_kind_anyone_holds() -> None:
     """Validation builds the candidate's kinds for itself: the refused file's states are
     nowhere, neither in the running config's kinds nor in the built-in registry."""
-    from notifier.kinds.registry import KINDS  # noqa: PLC0415
-    from notifier.objects import Kind  # noqa: PLC0415
+    from notifier.kinds.registry import KINDS
+    from notifier.objects import Kind
 
     holder = RulesHolder(read_config_text(CERTIFICATES, "cm", environ={}))
     running = holder.current.kinds
