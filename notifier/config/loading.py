@@ -32,6 +32,7 @@ from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.kinds import declare_resources
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
+from notifier.config.reachability import unreachable
 from notifier.config.validating import Problem, problems_of
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
@@ -97,6 +98,8 @@ def read_config_text(
     data = {} if document.data is None else document.data
     config = _validated(data, report, frozenset(document.from_environment))
     ruleset = _compiled(config, data, report)
+    for path, message in unreachable(config) if config is not None else ():
+        report.add(path, message)
     report.raise_if_any()
     assert config is not None and ruleset is not None
     warnings = tuple(secret_warnings(document, source_name))
