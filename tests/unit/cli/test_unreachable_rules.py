@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from notifier.exits import Exit
 from tests.unit.cli.conftest import Cli
 
 Write = Callable[[str, str], Path]
@@ -22,7 +23,7 @@ def test_a_rule_for_a_kind_not_watched_is_an_error(cli: Cli, write: Write) -> No
         "    sinks: [ops]\n",
     )
     run = cli("rules", "check", str(path))
-    assert run.code == 1
+    assert run.code == Exit.CONFIG
     assert run.out == (
         "1 error in config\n"
         f"{path}:4:21: rules[0].match.kinds[0]: Job is not watched, so this rule can never match "
@@ -48,7 +49,7 @@ def test_a_state_only_unwatched_kinds_have_is_an_error(cli: Cli, write: Write) -
         "rules: [{name: pressure, match: {to: [Ready, DiskPressure]}, sinks: [ops]}]\n",
     )
     run = cli("rules", "check", str(path))
-    assert run.code == 1
+    assert run.code == Exit.CONFIG
     assert run.out.splitlines()[1] == (
         f"{path}:2:46: rules[0].match.to[1]: 'DiskPressure' belongs to Node, which is not "
         "watched, so this rule can never match it: add the kind to watch.kinds "
@@ -64,7 +65,7 @@ def test_an_inhibit_rule_naming_an_unwatched_kind_is_an_error(cli: Cli, write: W
         " equal: [node]}\n",
     )
     run = cli("rules", "check", str(path))
-    assert run.code == 1
+    assert run.code == Exit.CONFIG
     assert "inhibit_rules[0].source.kinds[0]: Node is not watched" in run.out
 
 
@@ -80,7 +81,7 @@ def test_thread_by_on_a_slack_webhook_is_an_error(
         "  - {name: threaded, thread_by: object, sinks: [hook]}\n",
     )
     run = cli("rules", "check", "--no-files", str(path))
-    assert run.code == 1, run.out
+    assert run.code == Exit.CONFIG, run.out
     assert run.out.splitlines()[1:] == [
         f"{path}:4:33: rules[0].thread_by: thread_by: object cannot be honoured: sink 'hook' "
         "posts through webhook_url, and Slack's incoming webhooks cannot thread (use a bot token "
@@ -99,7 +100,7 @@ def test_thread_by_on_a_slack_sink_with_threads_off_is_an_error(
         "rules: [{name: threaded, thread_by: object}]\n",
     )
     run = cli("rules", "check", "--no-files", str(path))
-    assert run.code == 1
+    assert run.code == Exit.CONFIG
     assert "sink 's' has threads: false (remove threads: false)" in run.out
 
 
@@ -111,5 +112,5 @@ def test_rules_test_refuses_the_unwatched_rule_too(cli: Cli, write: Write) -> No
     )
     job = write("job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: d}\n")
     run = cli("rules", "test", str(config), "--new", str(job))
-    assert run.code == 1 and "Matched" not in run.out
+    assert run.code == Exit.CONFIG and "Matched" not in run.out
     assert "Job is not watched" in run.out
