@@ -28,13 +28,12 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
-from notifier.kinds.registry import KINDS
-from notifier.objects import Kind, KubeObject
 from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
@@ -137,7 +136,7 @@ def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = _load(args.file, out)
+    loaded = load_for_test(args.file, out)
     if loaded is None:
         return Exit.CONFIG
     try:
@@ -175,30 +174,11 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
 def _transition(args: argparse.Namespace) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = _object(args.old) if args.old else None
-    new = _object(args.new) if args.new else None
+    old = read_object(args.old) if args.old else None
+    new = read_object(args.new) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )
-
-
-class _TextTimes(yaml.SafeLoader):
-    """YAML as kubectl writes it, with timestamps kept as the strings the API sends."""
-
-
-_TextTimes.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _object(path: Path) -> KubeObject:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
-    kinds = [str(kind) for kind in KINDS]
-    if not isinstance(data, dict) or data.get("kind") not in kinds:
-        raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
-    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
-    return obj
 
 
 def _labels(text: str | None) -> Mapping[str, str] | None:
