@@ -1,7 +1,7 @@
 """``kube-notifier silence add|list|expire``: mute matching notifications for a while, as amtool.
 
 The silences live in a ConfigMap (``--config-map``, or ``$KUBE_NOTIFIER_SILENCES``,
-the chart's ``<release>-silences``) that every replica of the service
+the chart's ``<fullname>-silences``) that every replica of the service
 watches, so a silence mutes everywhere within a second or so and outlives
 restarts. Edits are read-modify-write on the ConfigMap's resourceVersion (a
 conflicting edit is retried); silences that ended a day ago are pruned. The
