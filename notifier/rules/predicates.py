@@ -130,7 +130,9 @@ class MatchCompiler:
             if name in signals and name not in known:
                 message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
                 self._problems.add((*self._path, "from", position), message)
-        self._check_words(names, "from", kinds, known | signals)
+            elif name not in known:
+                message = _unknown_word(name, kinds, known, "state")
+                self._problems.add((*self._path, "from", position), message)
         return LeavesFrom(frozenset(names)) if names else None
 
     def _check_words(
@@ -138,16 +140,16 @@ class MatchCompiler:
     ) -> None:
         for position, name in enumerate(names):
             if name not in known:
-                message = _unknown_word(name, kinds, known)
+                message = _unknown_word(name, kinds, known, "state or signal")
                 self._problems.add((*self._path, key, position), message)
 
 
-def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str]) -> str:
+def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str], what: str) -> str:
     close = difflib.get_close_matches(name, sorted(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     expected = ", ".join(sorted(known)) or "none"
     kind_text = "/".join(sorted(kinds))
-    return f"unknown state or signal {name!r} for {kind_text}{hint}; expected one of: {expected}"
+    return f"unknown {what} {name!r} for {kind_text}{hint}; expected one of: {expected}"
 
 
 def unknown_kind(kind: str, every: frozenset[Kind]) -> str:

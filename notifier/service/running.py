@@ -32,6 +32,7 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
@@ -48,6 +49,7 @@ from notifier.service.firing import DurableFirings
 from notifier.service.heap import keep_large_buffers_out_of_the_heap
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
+from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
@@ -77,9 +79,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("notifier.service")
 
-EXIT_CONFIG = 2
-EXIT_ACCESS = 3
-EXIT_STATE = 4
+EXIT_CONFIG = Exit.CONFIG
+EXIT_ACCESS = Exit.CLUSTER
+EXIT_STATE = Exit.STATE
 
 
 class _Signals:
@@ -102,14 +104,33 @@ def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
     try:
+        service = _started(opts)
+    except _StartError as refusal:
+        print(f"kube-notifier: {refusal}", file=sys.stderr)
+        return refusal.code
+    return service.serve()
+
+
+class _StartError(Exception):
+    """The service cannot start: one line for stderr and the exit code (docs/cli.md)."""
+
+    def __init__(self, code: Exit, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _started(opts: RunOptions) -> _Service:
+    """Each check in the order a user fixes things: the file, the port, the cluster, the state."""
+    try:
         holder = RulesHolder.from_file(opts.config)
     except ConfigError as err:
-        print(f"kube-notifier: invalid config:\n{err}", file=sys.stderr)
-        return EXIT_CONFIG
+        raise _StartError(EXIT_CONFIG, f"invalid config:\n{err}") from None
     except OSError as err:
-        print(f"kube-notifier: cannot read config {opts.config}: {err}", file=sys.stderr)
-        return EXIT_CONFIG
+        raise _StartError(EXIT_CONFIG, f"cannot read config {opts.config}: {err}") from None
     report(holder.last_result, str(opts.config))
+    problem = listen_problem(opts.listen_host, opts.listen_port)
+    if problem is not None:
+        raise _StartError(Exit.LISTEN, problem)
     watch = holder.current.config.watch
     try:
         raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
@@ -122,21 +143,17 @@ def run(opts: RunOptions) -> int:
             known=holder.current.kinds,
         )
     except KubeAccessError as err:
-        print(f"kube-notifier: {err}", file=sys.stderr)
-        return EXIT_ACCESS
+        raise _StartError(EXIT_ACCESS, str(err)) from None
     try:
         state = _open_state(opts.state_path, holder.current.config.state)
     except StateUnavailableError as err:
-        print(f"kube-notifier: state database unusable: {err}", file=sys.stderr)
-        return EXIT_STATE
+        raise _StartError(EXIT_STATE, f"state database unusable: {err}") from None
     try:
-        service = _Service(opts, holder, raw, state)
+        return _Service(opts, holder, raw, state)
     except SinkBuildError as err:
         if state is not None:
             state.close()
-        print(f"kube-notifier: invalid config {opts.config}: {err}", file=sys.stderr)
-        return EXIT_CONFIG
-    return service.serve()
+        raise _StartError(EXIT_CONFIG, f"invalid config {opts.config}: {err}") from None
 
 
 def _open_state(flag: str, configured: StateConfig) -> StateStore | None:

@@ -62,6 +62,11 @@ class RawClient:
         self._lock = threading.Lock()
         self._open: set[urllib3.BaseHTTPResponse] = set()
 
+    @property
+    def server(self) -> str:
+        """The API server's URL, for messages."""
+        return self._access.server
+
     def sibling(self) -> RawClient:
         """Another client on the same connection pool, tracking its own open streams."""
         return RawClient(self._access)
