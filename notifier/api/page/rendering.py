@@ -1,0 +1,37 @@
+"""Templates (Jinja2, every value escaped) and the answer that carries the page's headers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+
+from notifier.api.page import wording
+from notifier.api.page.guard import protect, remember_token, token_of
+from notifier.api.page.views import PageParts
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
+    autoescape=True,  # every value, whatever the file is named
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_ENV.filters.update(when=wording.when, ago=wording.ago, seconds=wording.seconds)
+_ENV.globals.update(outcome=wording.outcome, reasons=wording.reasons)
+
+
+def render(
+    request: Request, template: str, parts: PageParts, status: int = 200, **values: Any
+) -> HTMLResponse:
+    token = token_of(request)
+    html = _ENV.get_template(template).render(
+        csrf=token, writes=parts.writes is not None, view=template.removesuffix(".html"), **values
+    )
+    response = HTMLResponse(html, status_code=status)
+    remember_token(response, token)
+    protect(response)
+    return response
