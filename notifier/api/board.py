@@ -2,8 +2,9 @@
 
 Fed with every decision (as the decision ring is), on the workers' threads:
 a rule that sent a notification about an object that reached states (a
-crash loop, a failed Job) makes a firing entry, with the sinks told; a later
-transition of that object in which none of those states holds, or its
+crash loop, a failed Job; those of the rule's ``to:`` when it names some, as
+``send_resolved`` counts them) makes a firing entry, with the sinks told; a
+later transition of that object in which none of those states holds, or its
 deletion, moves it to the recently resolved. Notifications of signals alone
 (a restart counted) leave nothing firing. Memory for this process only
 (since it started), bounded: past ``max_objects`` objects the oldest is
@@ -15,6 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from notifier.api.page.views import FiringItem, Paged, Where
@@ -35,8 +37,22 @@ class _Object:
     rules: dict[str, FiringItem]
 
 
+Targets = Callable[[str], frozenset[str]]  # a rule's ``to:`` states (empty: any reached)
+
+
+def _any(_rule: str) -> frozenset[str]:
+    return frozenset()
+
+
 class FiringBoard:
-    def __init__(self, max_objects: int = MAX_OBJECTS, resolved_kept: int = RESOLVED_KEPT) -> None:
+    def __init__(
+        self,
+        targets: Targets = _any,
+        *,
+        max_objects: int = MAX_OBJECTS,
+        resolved_kept: int = RESOLVED_KEPT,
+    ) -> None:
+        self._targets = targets
         self._lock = threading.Lock()
         self._objects: dict[_ObjectId, _Object] = {}
         self._resolved: deque[FiringItem] = deque(maxlen=resolved_kept)
@@ -66,12 +82,14 @@ class FiringBoard:
         entry = self._objects.get(where)
         for note in decision.notifications:
             item = entry.rules.get(note.rule) if entry else None
-            if item is None and not reached:
+            wanted = self._targets(note.rule)
+            states = reached & wanted if wanted else reached
+            if item is None and not states:
                 continue  # a signal alone: nothing holds
             if entry is None:
                 entry = self._objects[where] = _Object(transition, {})
                 self._forget_oldest()
-            entry.rules[note.rule] = _told(item, transition, note.rule, note.sink, reached)
+            entry.rules[note.rule] = _told(item, transition, note.rule, note.sink, states)
 
     def _forget_oldest(self) -> None:
         while len(self._objects) > self._max:

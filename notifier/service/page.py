@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from notifier.api.board import FiringBoard
@@ -64,6 +65,18 @@ def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
         writes=_writes(sources) if writes else None,
         silences_map=where,
     )
+
+
+def rule_targets(holder: RulesHolder) -> Callable[[str], frozenset[str]]:
+    """A rule's ``to:`` states in the ruleset in use (for the firing board)."""
+
+    def targets(rule: str) -> frozenset[str]:
+        for compiled in holder.ruleset().rules:
+            if compiled.name == rule:
+                return compiled.to
+        return frozenset()
+
+    return targets
 
 
 class _Silences:

@@ -49,7 +49,7 @@ from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
-from notifier.service.page import PageSources, page_parts
+from notifier.service.page import PageSources, page_parts, rule_targets
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.settling import Settling
@@ -167,7 +167,7 @@ class _Service:
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
-        self.board = FiringBoard()
+        self.board = FiringBoard(rule_targets(holder))
         self._build_pipeline(raw)
         self.reloaders: list[FileReloader | WatchLoop] = [FileReloader(holder, opts.config)]
         if opts.config_map is not None:
@@ -324,4 +324,3 @@ class _Service:
 
 def _ignore(*_: object) -> None:
     return None
-

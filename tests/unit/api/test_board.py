@@ -68,3 +68,14 @@ def test_the_preview_names_what_a_silence_would_mute_now() -> None:
     hits = board.preview({"namespace": "shop", "name": "api-*"}, 10)
     assert [item.name for item in hits.items] == ["api-1"]
     assert board.preview({"kind": "Job"}, 10).total == 0
+
+
+def test_the_states_are_the_rules_to_when_it_names_some() -> None:
+    board = FiringBoard(lambda rule: frozenset({"CrashLoopBackOff"}))
+    board.record(crashloop(), _told("hook"))
+    assert board.firing(Where(), 0, 1).items[0].states == ("CrashLoopBackOff",)
+    pod = changed(POD_JSON)
+    still_running = transition(pod, pod, old_states={"CrashLoopBackOff", "Running"},
+                               new_states={"Running"})  # fmt: skip
+    board.record(still_running, Decision(matched=()))
+    assert board.firing(Where(), 0, 1).total == 0 and len(board.resolved(Where(), 5)) == 1
