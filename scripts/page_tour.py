@@ -49,7 +49,7 @@ rules:
 HOSTILE = '<img src=x onerror="alert(1)">'
 VIEWS = {
     "now": "/page/now",
-    "why": "/page/why?q=payments",
+    "why": "/page/why",
     "silences": "/page/silences?match=namespace%3Dpayments%2Cname%3Dapi-*",
     "delivery": "/page/delivery",
 }
