@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.expected_conditions import alert_is_present
 from selenium.webdriver.support.ui import WebDriverWait
 
 from notifier.cli import main
@@ -34,10 +35,12 @@ def browser() -> Iterator[WebDriver]:
         yield driver
 
 
-def _service(plane: ControlPlane, tmp_path: Path, ns: str, url: str, *extra: str) -> ServiceProcess:
+def _service(
+    plane: ControlPlane, tmp_path: Path, ns: str, url: str, *extra: str, state: Path | str = "none"
+) -> ServiceProcess:
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG.format(ns=ns, url=url))
-    service = ServiceProcess(config, plane.kubeconfig, "none", extra=list(extra)).start()
+    service = ServiceProcess(config, plane.kubeconfig, state, extra=list(extra)).start()
     service.wait_ready()
     return service
 
@@ -92,6 +95,16 @@ def test_a_crash_loop_shows_and_a_silence_made_in_the_page_mutes_the_next(
         search.submit()
         WebDriverWait(browser, 10).until(lambda d: _shown(d, "#decisions", "api-1", "silenced"))
         assert "web-1" not in text_of(browser, "#decisions")
+
+        browser.get(_forged_post(f"{page}/silences", "name=*"))  # another origin: refused
+        WebDriverWait(browser, 10).until(lambda d: "another origin" in d.page_source)
+        browser.get(f"{page}/silences")
+        browser.find_element(By.CSS_SELECTOR, "#silences form button").click()
+        WebDriverWait(browser, 5).until(alert_is_present()).accept()  # page.js asks first
+        WebDriverWait(browser, 10).until(lambda d: _shown(d, "#notice", "expired"))
+        assert main(["silence", "list", "--config-map", where,
+                     "--kubeconfig", str(control_plane.kubeconfig)]) == 0  # fmt: skip
+        assert "deploying api" not in capsys.readouterr().out  # ended: listed with --all only
     finally:
         assert service.stop() == 0, service.output()
     assert {r.json()["object"]["name"] for r in receiver.received()} == {"web-1"}
@@ -122,16 +135,43 @@ def test_hostile_text_renders_as_text_and_a_read_only_page_refuses_a_forged_post
         browser.get(f"{page}/silences")
         assert browser.find_elements(By.ID, "add-silence") == []
         assert "read-only" in text_of(browser, "nav")
-        forged = (f"data:text/html,<form method=post action='{page}/silences'>"
-                  "<input name=match value='name=*'></form><script>document.forms[0].submit()"
-                  "</script>")  # fmt: skip
-        browser.get(forged)
+        browser.get(_forged_post(f"{page}/silences", "name=*"))
         WebDriverWait(browser, 10).until(lambda d: "refused" in d.page_source)
         assert _post(f"{page}/silences", service.port) == 403
     finally:
         assert service.stop() == 0, service.output()
     assert main(["silence", "list", "--all", "--config-map", where,
                  "--kubeconfig", str(control_plane.kubeconfig)]) == 0  # fmt: skip
+
+
+def _forged_post(action: str, match: str) -> str:
+    """A page of another origin (a data: URL) that posts a silence to ``action`` as it opens."""
+    return (f"data:text/html,<form method=post action='{action}'><input name=match "
+            f"value='{match}'></form><script>document.forms[0].submit()</script>")  # fmt: skip
+
+
+def test_a_dead_letter_is_replayed_from_the_page(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, browser: WebDriver
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("replay")
+    kube.create_pod(ns, "web-1")
+    receiver.answer(400)  # the first send is refused for good: a dead letter
+    service = _service(control_plane, tmp_path, ns, receiver.url, "--page-writes",
+                       state=tmp_path / "state.db")  # fmt: skip
+    page = f"http://127.0.0.1:{service.port}/page"
+    try:
+        _crashloop(kube, ns, "web-1")
+        browser.get(f"{page}/delivery")
+        wait_reloading(browser, lambda d: _shown(d, "#dead-letters", f"Pod/{ns}/web-1"), 20)
+        assert _shown(browser, "#failures", "http_400", f"Pod/{ns}/web-1")
+        browser.find_element(By.CSS_SELECTOR, "form[action$='/replay'] button").click()
+        WebDriverWait(browser, 5).until(alert_is_present()).accept()
+        WebDriverWait(browser, 20).until(lambda d: _shown(d, "#notice", "sent 1, left 0"))
+        assert "No dead letters" in text_of(browser, "#dead-letters")
+    finally:
+        assert service.stop() == 0, service.output()
+    assert [r.status for r in receiver.received()] == [400, 200]
 
 
 def _post(url: str, port: int) -> int:
