@@ -24,12 +24,22 @@ _ENV.filters.update(when=wording.when, ago=wording.ago, seconds=wording.seconds)
 _ENV.globals.update(outcome=wording.outcome, reasons=wording.reasons)
 
 
+# Who the cluster's auth proxy says is asking (oauth2-proxy, ingress external auth):
+# only a default for the silence form's author field, which the person may change.
+_USER_HEADERS = ("x-auth-request-user", "x-forwarded-user", "x-auth-request-email",
+                 "x-forwarded-email")  # fmt: skip
+
+
 def render(
     request: Request, template: str, parts: PageParts, status: int = 200, **values: Any
 ) -> HTMLResponse:
     token = token_of(request)
     html = _ENV.get_template(template).render(
-        csrf=token, writes=parts.writes is not None, view=template.removesuffix(".html"), **values
+        csrf=token,
+        writes=parts.writes is not None,
+        view=template.removesuffix(".html"),
+        user=next((request.headers[h] for h in _USER_HEADERS if h in request.headers), "")[:100],
+        **values,
     )
     response = HTMLResponse(html, status_code=status)
     remember_token(response, token)

@@ -142,3 +142,15 @@ def test_the_preview_names_what_would_be_muted() -> None:
         in client.get("/page/silences/preview", params={"match": "x=y"}).json()["error"]
     )
     assert "It would mute 1" in client.get("/page/silences", params={"match": "name=web-1"}).text
+
+
+def test_the_author_defaults_to_the_auth_proxys_user_and_same_origin_fetch_is_enough() -> None:
+    client, silences = _client(writes=True)
+    page = client.get("/page/silences", headers={"X-Forwarded-User": "<b>ana</b>"}).text
+    assert 'name="author" value="&lt;b&gt;ana&lt;/b&gt;"' in page
+    form = {"match": "name=web-1", "author": "ana", "csrf": client.cookies["kn_csrf"]}
+    done = client.post("/page/silences", data=form, headers={"Sec-Fetch-Site": "same-origin"},
+                       follow_redirects=False)  # fmt: skip
+    assert done.status_code == 303 and silences.kept
+    cross = client.post("/page/silences", data=form, headers={"Sec-Fetch-Site": "cross-site"})
+    assert cross.status_code == 403
