@@ -22,6 +22,7 @@ from notifier.rules.silences import SilenceError, parse_matchers
 
 FORBIDDEN = 403
 MAX_SILENCE_SECONDS = 30 * 86400
+NOTICE_CHARS = 1000
 
 
 def add_forms(app: FastAPI, parts: PageParts) -> None:
@@ -49,7 +50,8 @@ async def _write(request: Request, parts: PageParts, action: Action) -> Response
     except RefusedError as why:
         return protect(PlainTextResponse(f"refused: {why}\n", status_code=FORBIDDEN))
     path, notice = await run_in_threadpool(action, parts.writes, form)
-    return protect(RedirectResponse(f"{path}?{urlencode({'notice': notice})}", status_code=303))
+    query = urlencode({"notice": notice[:NOTICE_CHARS]})
+    return protect(RedirectResponse(f"{path}?{query}", status_code=303))
 
 
 def _adding(writes: Writes, form: dict[str, str]) -> tuple[str, str]:

@@ -9,7 +9,7 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from notifier.api.page.forms import add_forms
+from notifier.api.page.forms import NOTICE_CHARS, add_forms
 from notifier.api.page.guard import protect
 from notifier.api.page.rendering import render
 from notifier.api.page.views import FiringItem, Paged, PageParts, Where
@@ -24,6 +24,7 @@ DEAD_LETTERS_SHOWN = 100
 
 Text = Annotated[str, Query(max_length=253)]
 PageNumber = Annotated[int, Query(ge=0, le=100_000)]
+Notice = Annotated[str, Query(max_length=NOTICE_CHARS)]
 
 
 def add_page(app: FastAPI, parts: PageParts) -> None:
@@ -48,7 +49,7 @@ def add_page(app: FastAPI, parts: PageParts) -> None:
         return render(request, "why.html", parts, q=q, found=found, page=page)
 
     @app.get("/page/silences")
-    def silences(request: Request, match: Text = "", notice: Text = "") -> HTMLResponse:
+    def silences(request: Request, match: Text = "", notice: Notice = "") -> HTMLResponse:
         preview, error = _preview(parts, match)
         return render(request, "silences.html", parts, silences=parts.silences.silences(),
                       match=match, preview=preview, error=error, notice=notice,
@@ -66,7 +67,7 @@ def add_page(app: FastAPI, parts: PageParts) -> None:
         return response
 
     @app.get("/page/delivery")
-    def delivery(request: Request, notice: Text = "") -> HTMLResponse:
+    def delivery(request: Request, notice: Notice = "") -> HTMLResponse:
         view, writes = parts.delivery, parts.writes
         return render(request, "delivery.html", parts, queues=view.queues(),
                       failures=view.failures(FAILURES_SHOWN),

@@ -154,3 +154,12 @@ def test_the_author_defaults_to_the_auth_proxys_user_and_same_origin_fetch_is_en
     assert done.status_code == 303 and silences.kept
     cross = client.post("/page/silences", data=form, headers={"Sec-Fetch-Site": "cross-site"})
     assert cross.status_code == 403
+
+
+def test_a_long_error_comes_back_whole_enough_not_as_a_422() -> None:
+    client, silences = _client(writes=True)
+    client.get("/page/silences")
+    form = {"match": "name=~(" + "r" * 2000, "csrf": client.cookies["kn_csrf"]}  # a bad regex
+    answer = client.post("/page/silences", data=form, headers={"Origin": "http://page.test"})
+    assert answer.status_code == 200 and "not added: silence -: name=" in answer.text
+    assert not silences.kept
