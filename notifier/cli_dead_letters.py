@@ -98,6 +98,23 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return _with_chosen(args, resend, need_config=True)
 
 
+def replay_letters(
+    config: Config, path: Path, out: TextIO, *, sink: str | None, limit: int
+) -> tuple[int, int]:
+    """``dead-letters replay`` from inside the service (the page): (sent, left).
+
+    Raises ``DeadLetterFileError`` or ``SinkBuildError``; says what it did on ``out``.
+    """
+    store = DeadLetterFile(path)
+    try:
+        replay = _Replay(config, store, out, dry_run=False)
+        replay.send_all(store.select(sink=sink, limit=limit))
+        replay.summary()
+        return replay.sent, replay.left
+    finally:
+        store.close()
+
+
 def _with_chosen(
     args: argparse.Namespace,
     work: Callable[[Config | None, DeadLetterFile, list[DeadLetter]], int],

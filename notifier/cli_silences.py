@@ -77,33 +77,38 @@ def _add(args: argparse.Namespace) -> int:
         seconds = parse_duration(args.duration)
     except (SilenceError, ValueError) as err:
         return _fail(str(err), Exit.USAGE)
-    now = time.time()
-    silence = Silence(
-        id=uuid.uuid4().hex[:12],
-        matchers=matchers,
-        starts_at=now,
-        ends_at=now + seconds,
-        comment=args.comment,
-        created_by=args.author,
-    )
+    silence = new_silence(matchers, seconds, comment=args.comment, author=args.author)
     code = _edit(args, lambda silences: [*silences, silence])
     if code == 0:
         print(silence.id)
     return code
 
 
+def new_silence(matchers: dict[str, str], seconds: float, *, comment: str, author: str) -> Silence:
+    """A silence from now for ``seconds`` (matchers already checked by ``parse_matchers``)."""
+    now = time.time()
+    return Silence(id=uuid.uuid4().hex[:12], matchers=matchers, starts_at=now,
+                   ends_at=now + seconds, comment=comment, created_by=author)  # fmt: skip
+
+
 def _expire(args: argparse.Namespace) -> int:
     found: list[bool] = []
-
-    def ended(silences: list[Silence]) -> list[Silence]:
-        found.append(any(s.id == args.id for s in silences))
-        now = time.time()
-        return [msgspec.structs.replace(s, ends_at=now) if s.id == args.id else s for s in silences]
-
-    code = _edit(args, ended)
+    code = _edit(args, expiring(args.id, found))
     if code == 0 and not found[-1]:
         return _fail(f"no silence {args.id!r}")
     return code
+
+
+def expiring(silence_id: str, found: list[bool]) -> Edit:
+    """An edit that ends ``silence_id`` now; appends to ``found`` whether it was there."""
+
+    def ended(silences: list[Silence]) -> list[Silence]:
+        found.append(any(s.id == silence_id for s in silences))
+        now = time.time()
+        return [msgspec.structs.replace(s, ends_at=now) if s.id == silence_id else s
+                for s in silences]  # fmt: skip
+
+    return ended
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -127,15 +132,24 @@ def _print_list(args: argparse.Namespace, client: RawClient, where: tuple[str, s
 
 def _edit(args: argparse.Namespace, edit: Edit) -> int:
     def apply(_args: argparse.Namespace, client: RawClient, where: tuple[str, str]) -> int:
-        namespace, name = where
-        for _ in range(ATTEMPTS):
-            silences, version = read_silences_map(client, namespace, name)
-            kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
-            if _write(client, namespace, name, kept, version):
-                return Exit.OK
-        return _fail(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
+        edit_silences(client, *where, edit)
+        return Exit.OK
 
     return _guarded(args, apply)
+
+
+def edit_silences(client: RawClient, namespace: str, name: str, edit: Edit) -> None:
+    """Read-modify-write the silences ConfigMap (the CLI's and the page's one way to write).
+
+    Retried on a conflicting edit; ended silences older than a day are pruned.
+    Raises ``ApiError``, or ``ValueError`` when the map is unreadable or kept changing.
+    """
+    for _ in range(ATTEMPTS):
+        silences, version = read_silences_map(client, namespace, name)
+        kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
+        if _write(client, namespace, name, kept, version):
+            return
+    raise ValueError(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
 
 
 Action = Callable[[argparse.Namespace, RawClient, tuple[str, str]], int]

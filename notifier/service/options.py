@@ -23,6 +23,8 @@ class RunOptions:
     stale_after_seconds: float
     wedged_after_seconds: float
     debug_decisions: bool
+    page: bool
+    page_writes: bool
     state_path: str
     config_map: tuple[str, str] | None
     silences: tuple[str, str] | None
@@ -120,6 +122,20 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         help="serve /debug/decisions [KUBE_NOTIFIER_DEBUG_DECISIONS=true]",
     )
     run.add_argument(
+        "--page",
+        action=argparse.BooleanOptionalAction,
+        default=_env("PAGE", "true") == "true",
+        help="serve the on-call's page at /page/now (read-only; object names are on it) "
+        "[KUBE_NOTIFIER_PAGE=false turns it off]",
+    )
+    run.add_argument(
+        "--page-writes",
+        action="store_true",
+        default=_env("PAGE_WRITES", "") == "true",
+        help="let the page add and expire silences (needs --silences and the RBAC to update "
+        "that ConfigMap) and replay dead letters [KUBE_NOTIFIER_PAGE_WRITES=true]",
+    )
+    run.add_argument(
         "--state",
         default=_env("STATE", ""),
         help="SQLite file for the outbox and last-seen state, overriding the config's "
@@ -205,6 +221,8 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         stale_after_seconds=args.stale_after,
         wedged_after_seconds=args.wedged_after,
         debug_decisions=args.debug_decisions,
+        page=args.page,
+        page_writes=args.page_writes,
         state_path=args.state,
         config_map=_namespaced(args.config_map)
         if isinstance(args.config_map, str)

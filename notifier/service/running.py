@@ -28,6 +28,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
@@ -53,12 +54,13 @@ from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
+from notifier.service.page import PageSources, page_parts, rule_targets
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
-from notifier.service.stage import RoutingStage, Ticker
+from notifier.service.stage import RoutingStage, Ticker, both
 from notifier.service.watch_changes import WatchChanges
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
@@ -75,6 +77,7 @@ from notifier.workers.known import Known
 from notifier.workers.worker import Workers
 
 if TYPE_CHECKING:
+    from notifier.api.page.views import PageParts
     from notifier.api.server import HttpServer
 
 log = logging.getLogger("notifier.service")
@@ -190,7 +193,8 @@ class _Service:
             silences=self.silences,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
-        self.decisions = DecisionLog() if opts.debug_decisions else None
+        self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
+        self.board = FiringBoard(rule_targets(holder))
         self._build_pipeline(raw)
         watch_changes = WatchChanges(
             raw, self.informers, self.known, self._informer, self.settling.settle_started
@@ -229,7 +233,7 @@ class _Service:
                 for kind in config.watch.watched()
             ]
         )
-        observe = self.decisions.record if self.decisions else _ignore
+        observe = both(self.decisions.record, self.board.record)
         self.workers = Workers(
             queue=self.queue,
             intake=self.intake,
@@ -306,9 +310,17 @@ class _Service:
         app = create_app(
             liveness=lambda: health.liveness(parts),
             readiness=lambda: health.readiness(parts),
-            decisions=self.decisions,
+            decisions=self.decisions if self.opts.debug_decisions else None,
+            page=self._page() if self.opts.page else None,
         )
         return HttpServer(app, host=self.opts.listen_host, port=self.opts.listen_port)
+
+    def _page(self) -> PageParts:
+        sources = PageSources(
+            self.board, self.decisions, self.silences, self.delivery, self.state,
+            self.holder, self.raw.sibling(), self.opts.silences,
+        )  # fmt: skip
+        return page_parts(sources, writes=self.opts.page_writes)
 
     def serve(self) -> int:
         self.signals.install()

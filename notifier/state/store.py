@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
@@ -54,6 +55,10 @@ class StateStore:
         self.held = HeldMembers(self._writer, self._reader)
         self.firing = FiringRows(self._writer, self._reader)
         self._writer.start()
+
+    @property
+    def path(self) -> Path:
+        return self._path
 
     @property
     def healthy(self) -> bool:

@@ -540,6 +540,23 @@ def test_rbac_grants_exactly_what_the_scenario_enables(offline_helm: Helm, scena
     assert all(g[2] != "secrets" and "*" not in g[1:4] for g in grants)
 
 
+def test_the_page_may_update_the_silences_configmap_only_when_its_writes_are_on(
+    offline_helm: Helm,
+) -> None:
+    silences = ("kn", "", "configmaps", "update", f"{FULLNAME}-silences")
+    default = offline_helm.template("kn", values_file("minimal-values.yaml"))
+    writing = offline_helm.template(
+        "kn", values_file("minimal-values.yaml"), "--set=page.writes=true"
+    )
+    off = offline_helm.template(
+        "kn", values_file("minimal-values.yaml"), "--set=page.enabled=false"
+    )
+    assert silences not in _grants(default) and "--page-writes" not in container(default)["args"]
+    assert _grants(writing) == _grants(default) | {silences}
+    assert "--page-writes" in container(writing)["args"] and _run_options(writing).page_writes
+    assert "--no-page" in container(off)["args"] and not _run_options(off).page
+
+
 ENRICH_RULES = """
 config:
   sinks: [{name: out, type: console}]
