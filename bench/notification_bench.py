@@ -43,9 +43,9 @@ from notifier.notifications import MessageForm
 from notifier.rules.facts import single_context
 from notifier.rules.library import Role, builtin_specs, builtin_template
 from notifier.rules.rendering import render_message
-from notifier.rules.templating import make_environment
 from notifier.sinks.transport import Transport
 from notifier.state.schema import migrate
+from notifier.templating.environment import make_environment
 
 MAX_ITERATIONS = 5_000
 TIME_BUDGET_SECONDS = 3.0

@@ -54,6 +54,7 @@ from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
+from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
@@ -143,7 +144,8 @@ class _Service:
         config = holder.current.config
         threads: ThreadStore = state.threads if state is not None else MemoryThreads()
         outbox = state.outbox if state is not None else None
-        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
+        alerts = state.alerts if state is not None else MemoryAlerts()
+        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads, alerts=alerts)
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
@@ -151,7 +153,9 @@ class _Service:
         self.enricher = build_enricher(raw, config)
         self.delivery.enrich_with(self.enricher)
         enrichment = enrichment_stager(self.enricher, raw)
-        holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage, enrichment)
+        holder.stage_with(
+            sink_stager(self.delivery, threads, alerts), self.namespaces.stage, enrichment
+        )
         holding = DurableHolding(state.held) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
         self.silences = SilenceBook()

@@ -12,6 +12,9 @@ import ssl
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from notifier.sinks.alertmanager import build_alertmanager
+from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
+from notifier.sinks.alertmanager.open_alerts import AlertStore, MemoryAlerts
 from notifier.sinks.base import Sink
 from notifier.sinks.config import (
     ConsoleSinkConfig,
@@ -20,6 +23,8 @@ from notifier.sinks.config import (
     WebhookSinkConfig,
 )
 from notifier.sinks.console import ConsoleSink
+from notifier.sinks.email import build_email
+from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.secrets import (
     SinkBuildError,
     files_read,
@@ -51,11 +56,19 @@ def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> 
     return problems
 
 
-def build_sink(config: SinkConfig, *, threads: ThreadStore) -> Sink:
+def build_sink(
+    config: SinkConfig, *, threads: ThreadStore, alerts: AlertStore | None = None
+) -> Sink:
+    """The sink ``config`` describes; ``threads`` keeps Slack and email thread roots,
+    ``alerts`` what an Alertmanager sink still re-sends (in memory when not given)."""
     if isinstance(config, ConsoleSinkConfig):
         return ConsoleSink(config.name, max_lines=config.max_lines)
     if isinstance(config, WebhookSinkConfig):
         return _webhook(config)
+    if isinstance(config, AlertmanagerSinkConfig):
+        return build_alertmanager(config, alerts or MemoryAlerts())
+    if isinstance(config, EmailSinkConfig):
+        return build_email(config, threads)
     return _slack(config, threads)
 
 
