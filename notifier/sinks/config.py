@@ -20,7 +20,13 @@ from pydantic import Field, SecretStr, model_validator
 
 from notifier.notifications import MessageForm
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
+from notifier.sinks.discord import DiscordSinkConfig
 from notifier.sinks.email.config import EmailSinkConfig
+from notifier.sinks.googlechat import GoogleChatSinkConfig
+from notifier.sinks.mattermost import MattermostSinkConfig
+from notifier.sinks.msteams import TeamsSinkConfig
+from notifier.sinks.opsgenie import OpsgenieSinkConfig
+from notifier.sinks.pagerduty import PagerDutySinkConfig
 from notifier.sinks.settings import (
     ConsoleDeliveryOptions,
     DeliveryOptions,
@@ -30,6 +36,7 @@ from notifier.sinks.settings import (
     WebhookDeliveryOptions,
     secret_pair,
 )
+from notifier.sinks.telegram import TelegramSinkConfig
 
 __all__ = ["DeliveryOptions", "HttpSettings", "SinkConfig"]
 
@@ -106,6 +113,13 @@ SinkConfig = Annotated[
     | WebhookSinkConfig
     | SlackSinkConfig
     | AlertmanagerSinkConfig
-    | EmailSinkConfig,
+    | EmailSinkConfig
+    | PagerDutySinkConfig
+    | OpsgenieSinkConfig
+    | TeamsSinkConfig
+    | DiscordSinkConfig
+    | GoogleChatSinkConfig
+    | MattermostSinkConfig
+    | TelegramSinkConfig,
     Field(discriminator="type"),
 ]

@@ -14,6 +14,7 @@ import ssl
 import time
 from collections.abc import Callable
 
+import msgspec
 import urllib3
 
 from notifier import __version__
@@ -81,9 +82,26 @@ def post(
     except Exception as err:
         raise failure_for_exception(err, redact_url(transport.url)) from None
     failure = failure_for_status(reply.status, reply.retry_after, now=clock())
+    if failure is not None and failure.retryable and failure.retry_after is None:
+        failure.retry_after = _retry_after_in(reply.body)
     if failure is not None:
         raise failure
     return reply
+
+
+def _retry_after_in(body: bytes) -> float | None:
+    """The wait some services put in the answer instead of a header: Telegram's
+    ``parameters.retry_after``, Discord's ``retry_after`` (seconds)."""
+    try:
+        answer = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(answer, dict):
+        return None
+    parameters = answer.get("parameters")
+    value = parameters.get("retry_after") if isinstance(parameters, dict) else None
+    value = answer.get("retry_after") if value is None else value
+    return float(value) if isinstance(value, int | float) and 0 <= value < 86400 else None
 
 
 def first_failure(errors: list[SendError]) -> SendError:
