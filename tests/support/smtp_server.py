@@ -12,6 +12,7 @@ import email
 import email.policy
 import socket
 import ssl
+import sys
 import threading
 from email.message import EmailMessage
 from types import TracebackType
@@ -102,3 +103,15 @@ class SmtpServer:
             return AuthResult(success=False, handled=False)
         login, password = auth_data.login.decode(), auth_data.password.decode()
         return AuthResult(success=self._users.get(login) == password, handled=False)
+
+
+def main() -> None:
+    """``python -m tests.support.smtp_server``: a plain SMTP server (no TLS, no AUTH) for the
+    notification bench, in its own process; prints its port, stops when stdin closes."""
+    with SmtpServer() as server:
+        print(server.port, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
