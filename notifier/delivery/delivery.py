@@ -37,6 +37,7 @@ from notifier.delivery.metrics import DROPPED, QUEUES
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
 from notifier.notifications import ContextRequest, Notification
+from notifier.sinks.base import Sink
 from notifier.state import Outbox
 from notifier.supervision import supervised
 
@@ -119,6 +120,11 @@ class Delivery:
 
     def sink_names(self) -> list[str]:
         return list(self._runners)
+
+    def sinks(self) -> list[Sink]:
+        """The sinks sending now (a reload's new ones included)."""
+        with self._changes:
+            return [runner.sink for runner in self._runners.values()]
 
     def stuck_sinks(self) -> dict[str, float]:
         """Sinks with a send in flight past their ``stuck_after_seconds``: seconds it has run."""

@@ -83,6 +83,10 @@ class SinkRunner:
         return self._labels.sink
 
     @property
+    def sink(self) -> Sink:
+        return self._target.sink
+
+    @property
     def alive(self) -> bool:
         return bool(self._workers) and all(worker.is_alive() for worker in self._workers)
 

@@ -27,6 +27,7 @@ class Parts:
     namespaces_watched: Callable[[], bool] = lambda: False
     namespaces_listed: Callable[[], bool] = lambda: True
     state_alive: Callable[[], bool] = lambda: True
+    credentials_refused: Callable[[], dict[str, str]] = dict
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -51,6 +52,7 @@ def readiness(parts: Parts) -> list[Check]:
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
         lambda: _stuck(parts.delivery),
+        lambda: _credentials(parts.credentials_refused()),
     ]
     if parts.namespaces_watched():
         checks.append(
@@ -71,6 +73,11 @@ def readiness(parts: Parts) -> list[Check]:
             )
         )
     return checks
+
+
+def _credentials(refused: dict[str, str]) -> CheckResult:
+    detail = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
+    return CheckResult("sink-credentials", not refused, detail)
 
 
 def _stuck(delivery: Delivery) -> CheckResult:

@@ -31,6 +31,7 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.delivery.credentials import CredentialChecks
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
@@ -146,6 +147,7 @@ class _Service:
         outbox = state.outbox if state is not None else None
         alerts = state.alerts if state is not None else MemoryAlerts()
         self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads, alerts=alerts)
+        self.credentials = CredentialChecks()
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
@@ -250,6 +252,7 @@ class _Service:
             namespaces_watched=lambda: self.namespaces.watching,
             namespaces_listed=self.namespaces.listed,
             state_alive=lambda: self.state is None or self.state.healthy,
+            credentials_refused=self.credentials.refused,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),
@@ -261,6 +264,7 @@ class _Service:
     def serve(self) -> int:
         self.signals.install()
         self.delivery.start()
+        self.credentials.run(self.delivery.sinks())
         self.ticker.restore()
         self.workers.start()
         self.ticker.start()

@@ -69,6 +69,22 @@ class Receiver(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a credentials check found: ``ok`` True or False, or None when it could not tell
+    (the receiver unreachable, or nothing to check without sending)."""
+
+    ok: bool | None
+    detail: str = ""
+
+
+@runtime_checkable
+class CredentialChecking(Protocol):
+    """A receiver that can check its credentials (and its target) without sending."""
+
+    def check_credentials(self) -> Verdict: ...
+
+
 @runtime_checkable
 class Background(Protocol):
     """A sink with a thread of its own, started with its runner and ended by ``close``."""

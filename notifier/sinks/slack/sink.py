@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from notifier.notifications import Notification
-from notifier.sinks.base import Capabilities, SendError
+from notifier.sinks.base import Capabilities, SendError, Verdict
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.threads import ThreadStore
@@ -51,6 +51,9 @@ class SlackSink:
     def capabilities(self) -> Capabilities:
         threads = self._threads is not None
         return Capabilities(resolve=True, threads=threads, update_in_place=threads)
+
+    def check_credentials(self) -> Verdict:
+        return self._poster.check()
 
     def preview(self, notification: Notification) -> str:
         text = fit_text(mrkdwn_escaped(notification.message.text))
