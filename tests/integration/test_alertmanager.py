@@ -56,6 +56,11 @@ def _told(receiver: WebhookServer, name: str) -> list[tuple[str, dict[str, Any]]
     ]
 
 
+def _updated_at(cluster: AlertmanagerCluster, peer: int, name: str) -> str:
+    [alert] = cluster.api(peer, f"alerts?filter=name%3D%22{name}%22")
+    return str(alert["updatedAt"])
+
+
 def _silenced_in(cluster: AlertmanagerCluster, peer: int, name: str) -> bool:
     alerts = cluster.api(peer, f"alerts?filter=name%3D%22{name}%22")
     return any(a["status"]["state"] == "suppressed" and a["status"]["silencedBy"] for a in alerts)
@@ -86,6 +91,16 @@ def test_alerts_reach_alertmanager_are_silenced_and_resolved_with_a_peer_gone(
                 "severity": "critical", "team": "shop", "tier": "web",
             }  # fmt: skip
             assert alert["annotations"]["summary"].startswith(f"[fleet-a] Pod {ns}/web1")
+
+            # A restart goes on refreshing what fires, from the state file, at once.
+            assert service.stop() == 0
+            stopped_at = _updated_at(cluster, 1, "web1")
+            service = ServiceProcess(config, control_plane.kubeconfig, tmp_path / "state.db")
+            service.start().wait_ready()
+            wait_until(
+                lambda: _updated_at(cluster, 1, "web1") != stopped_at, 30,
+                "web1 refreshed by the restarted service",
+            )  # fmt: skip
 
             now = datetime.now(UTC)
             silence = cluster.api(0, "silences", {
