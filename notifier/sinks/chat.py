@@ -27,6 +27,8 @@ BUILTIN_TEXT = {
         "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
         "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
         " {{ member.transition }}\n{% endfor %}"
+        "{% for log in (context | default({})).get('logs', []) %}{{ log.container }} log:\n"
+        "{{ log.lines[-20:] | join('\n') }}\n{% endfor %}"
         "rule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
     ),
 }

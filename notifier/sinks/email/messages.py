@@ -27,6 +27,8 @@ BUILTIN_TEMPLATE = {
         "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
         "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
         " {{ member.transition }}\n{% endfor %}"
+        "{% for log in (context | default({})).get('logs', []) %}\n{{ log.container }} log:\n"
+        "{{ log.lines | join('\n') }}\n{% endfor %}"
         "\nrule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
     ),
     "html": (
@@ -37,6 +39,8 @@ BUILTIN_TEMPLATE = {
         "{% endif %}"
         "{% if members is defined %}<ul>{% for member in members %}<li>{{ member.kind }}"
         " {{ member.key }}: {{ member.transition }}</li>{% endfor %}</ul>{% endif %}"
+        "{% for log in (context | default({})).get('logs', []) %}<p>{{ log.container }} log:</p>"
+        "<pre>{{ log.lines | join('\n') }}</pre>{% endfor %}"
         "<p><small>rule {{ rule }} · {{ severity }}</small></p>"
     ),
 }

@@ -132,3 +132,14 @@ def test_a_password_without_tls_is_refused_at_load() -> None:
 def test_the_mail_preview_is_what_is_sent(pki: Pki, tmp_path: Path) -> None:
     preview = _sink(1, pki).preview(FIRING)
     assert "Subject: [FIRING] [prod-eu]" in preview and "Content-Type: text/html" in preview
+
+
+def test_the_enriched_log_is_in_both_parts_escaped_in_html(starttls: SmtpServer, pki: Pki) -> None:
+    logs = [{"container": "web", "previous": True, "lines": ["panic: <boom>"], "truncated": False}]
+    facts = {**(FIRING.facts or {}), "context": {"logs": logs}}
+    _sink(starttls.port, pki).send(dataclasses.replace(FIRING, facts=facts))
+    [mail] = starttls.mails()
+    text, html = mail.get_body(("plain",)), mail.get_body(("html",))
+    assert text is not None and html is not None
+    assert "web log:\r\npanic: <boom>" in text.get_content()
+    assert "<pre>panic: &lt;boom&gt;</pre>" in html.get_content()
