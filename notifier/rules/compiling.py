@@ -133,6 +133,7 @@ class _Compiler:
             thread_by_object=spec.thread_by == "object",
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
+            labels=tuple(sorted(spec.labels.items())),
         )
 
     def default_route(self) -> CompiledRule | None:

@@ -23,11 +23,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from notifier.notifications import Message, Notification
+from notifier.notifications import Facts, Message, Notification
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
-from notifier.rules.facts import digest_context, resolution_context, single_context
+from notifier.rules.facts import digest_context, plain_facts, resolution_context, single_context
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released
 from notifier.rules.inhibiting import Inhibitor
@@ -131,9 +131,10 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         _count_render(failed, "resolved")
+        facts = _facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
             rule.name, rule.sinks, transition, message, now, status="resolved",
-            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
+            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object, facts=facts,
         )  # fmt: skip
 
     def tick(self, now: float | None = None) -> Released:
@@ -222,6 +223,7 @@ class RulesEngine:
         return for_transition(
             item.rule.name, item.rule.sinks, item.transition, message, now,
             thread_key=thread_for(item.rule, item.context), context=context,
+            facts=_facts(item.rule, item.context, transition=item.transition),
         )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
@@ -259,7 +261,27 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         message=message,
         now=now,
         thread_key=thread_for(rule, release.items[0].context),
+        facts=_facts(rule, context),
     )
+
+
+def _facts(
+    rule: CompiledRule,
+    context: dict[str, Any],
+    fired_at: float = 0.0,
+    transition: Transition | None = None,
+) -> Facts | None:
+    """The neutral facts, for rules with a sink that renders its own body."""
+    if "facts" not in rule.forms:
+        return None
+    told: frozenset[str] = frozenset(context.get("resolved_states", ()))
+    if transition is not None:  # a firing: what send_resolved remembers (resolving.py)
+        told = frozenset(transition.reached & transition.new_states)
+        told = told & rule.to if rule.to else told
+    return plain_facts(
+        context, labels=rule.labels, send_resolved=rule.send_resolved, fired_at=fired_at,
+        told=told,
+    )  # fmt: skip
 
 
 def preview(
@@ -272,6 +294,33 @@ def preview(
         (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
         for rule in evaluation.routes
     ]
+
+
+def preview_notifications(
+    ruleset: Ruleset,
+    transition: Transition,
+    rule: CompiledRule,
+    owner: tuple[str, str] | None,
+    *,
+    resolved: bool = False,
+) -> list[Notification]:
+    """What ``rule`` would hand each of its sinks for ``transition`` alone (``rules test``).
+
+    With ``resolved``, its resolution instead: as if the states it reached had ended now.
+    """
+    base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
+    context = _for_rule(base, rule.name, transition)
+    fired_at = transition.observed_at
+    if resolved:
+        told = frozenset(transition.reached & transition.new_states)
+        context = resolution_context(context, told & rule.to if rule.to else told)
+    message, _ = render_message(rule.template, builtin_template(Role.SINGLE), context, rule.forms)
+    return for_transition(
+        rule.name, rule.sinks, transition, message, transition.observed_at,
+        status="resolved" if resolved else "firing", thread_key=thread_for(rule, context),
+        closes_thread=rule.thread_by_object,
+        facts=_facts(rule, context, fired_at, None if resolved else transition),
+    )  # fmt: skip
 
 
 def _count(evaluation: Evaluation) -> None:

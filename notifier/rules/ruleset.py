@@ -63,6 +63,7 @@ class CompiledRule:
     thread_by_object: bool = False
     thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
+    labels: tuple[tuple[str, str], ...] = ()  # for receivers that route by labels
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until

@@ -33,6 +33,7 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.delivery.credentials import CredentialChecks
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
@@ -62,6 +63,7 @@ from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker, both
 from notifier.service.watch_changes import WatchChanges
+from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
@@ -174,7 +176,9 @@ class _Service:
         config = holder.current.config
         threads: ThreadStore = state.threads if state is not None else MemoryThreads()
         outbox = state.outbox if state is not None else None
-        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
+        alerts = state.alerts if state is not None else MemoryAlerts()
+        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads, alerts=alerts)
+        self.credentials = CredentialChecks()
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
@@ -200,7 +204,7 @@ class _Service:
             raw, self.informers, self.known, self._informer, self.settling.settle_started
         )
         holder.stage_with(
-            sink_stager(self.delivery, threads),
+            sink_stager(self.delivery, threads, alerts),
             self.namespaces.stage,
             enrichment_stager(self.enricher, raw),
             watch_changes.stage,
@@ -306,6 +310,7 @@ class _Service:
             namespaces_failing=self.namespaces.failing,
             config_maps=self.watched_config_maps,
             state_alive=lambda: self.state is None or self.state.healthy,
+            credentials_refused=self.credentials.refused,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),
@@ -325,6 +330,7 @@ class _Service:
     def serve(self) -> int:
         self.signals.install()
         self.delivery.start()
+        self.credentials.run(self.delivery.sinks())
         self.ticker.restore()
         self.workers.start()
         self.ticker.start()

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from notifier.state.alerts import OpenAlerts
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
@@ -54,6 +55,7 @@ class StateStore:
         self.seen = SeenObjects(self._writer, self._reader)
         self.held = HeldMembers(self._writer, self._reader)
         self.firing = FiringRows(self._writer, self._reader)
+        self.alerts = OpenAlerts(self._writer, self._reader, clock=clock)
         self._writer.start()
 
     @property
