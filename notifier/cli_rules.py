@@ -34,7 +34,7 @@ from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.kinds.registry import KINDS
 from notifier.objects import Kind, KubeObject
-from notifier.rules.engine import preview
+from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector

@@ -104,6 +104,8 @@ class _Compiler:
             spec.digest_template, self._defaults.digest_template, path, Role.DIGEST
         )
         mutes = self._mutes(spec.mute, (*path, "mute"))
+        if spec.match.hold_for is not None and spec.action is Action.DROP:
+            self._problems.add((*path, "match", "for"), "a drop rule cannot wait: remove 'for'")
         noise = self._noise(spec)
         if spec.thread_by == "group" and not noise.grouped:
             message = "thread_by: group needs group_by (on the rule or in defaults)"
@@ -131,6 +133,7 @@ class _Compiler:
             thread_by_object=spec.thread_by == "object",
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
+            hold_for=spec.match.hold_for,
         )
 
     def default_route(self) -> CompiledRule | None:

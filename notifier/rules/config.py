@@ -79,6 +79,8 @@ class MatchSpec(_Spec):
     changed_fields: list[str] = Field(default=[], alias="fields")
     owner: OwnerSpec | None = None
     origins: list[Origin] | None = None  # None: the defaults' origins
+    # Fire only once the object has stayed in one of its ``to:`` states this long (pending first)
+    hold_for: Duration | None = Field(default=None, alias="for")
 
 
 class RuleSpec(_Spec):

@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import itertools
 import logging
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from notifier.notifications import Message, Notification
+from notifier.notifications import Notification
 from notifier.rules import metrics
+from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
-from notifier.rules.facts import digest_context, resolution_context, single_context
+from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
 from notifier.rules.group_keys import group_labels, thread_for
-from notifier.rules.holding import Held, Holding, NoHolding, Released
+from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.noise import Admission, NoiseControl, Release
@@ -48,6 +50,7 @@ from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.rules.timing import Timers, TimerStore
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -74,6 +77,7 @@ class RulesEngine:
         holding: Holding | None = None,
         firings: Firings | None = None,
         silences: SilenceBook | None = None,
+        timers: TimerStore | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
@@ -85,6 +89,9 @@ class RulesEngine:
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
+        self._timers = Timers(timers)
+        self._timing = threading.Lock()  # timers, and the firings they end or begin
+        self._timers_open = True  # False from ``restore`` until ``caught_up``
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
@@ -96,13 +103,15 @@ class RulesEngine:
         ruleset = self._rulesets()
         context = EvalContext(now, self._namespace_labels, self._owner_of)
         evaluation = ruleset.evaluate(transition, context)
-        _count(evaluation)
+        count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        if ruleset.inhibitions or evaluation.routes:
-            probe = Probe(transition, context)
-            evaluation = inhibit(self._inhibitor, ruleset.inhibitions, probe, evaluation, decision)
-            evaluation = silence(self._silences, probe, evaluation, decision)
-        ended = self._resolver.resolved(transition)
+        timed = tuple(rule for rule in evaluation.routes if rule.timed)
+        if timed:  # quieted when they come due, not now
+            evaluation = replace(evaluation, routes=_untimed(evaluation.routes))
+        evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
+        with self._timing:
+            self._timers.follow(transition, timed, decision)
+            ended = self._resolver.resolved(transition)
         if not evaluation.routes and not ended:
             return decision
         base = self._context(ruleset, transition)
@@ -114,6 +123,14 @@ class RulesEngine:
                 pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
+
+    def _quieted(
+        self, ruleset: Ruleset, probe: Probe, evaluation: Evaluation, decision: Decision
+    ) -> Evaluation:
+        if ruleset.inhibitions or evaluation.routes:
+            evaluation = inhibit(self._inhibitor, ruleset.inhibitions, probe, evaluation, decision)
+            evaluation = silence(self._silences, probe, evaluation, decision)
+        return evaluation
 
     def _resolution(
         self,
@@ -130,23 +147,57 @@ class RulesEngine:
         context = resolution_context(_for_rule(base, rule.name, transition), firing.states)
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
-        _count_render(failed, "resolved")
+        count_render(failed, "resolved")
         return for_transition(
             rule.name, rule.sinks, transition, message, now, status="resolved",
             thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
         )  # fmt: skip
 
-    def tick(self, now: float | None = None) -> Released:
-        """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
+    def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
+        """What has come due: ``for:`` timers (unless ``timers`` is False), then digests (and
+        lone group members). ``forget`` it once submitted."""
         now = self._clock() if now is None else now
+        fired = self._fire_due(now) if timers and self._timers_open else Released()
         releases = self._noise.tick(now)
         notifications = [n for release in releases for n in self._render(release, now)]
-        return Released(notifications, tuple(t for r in releases for t in r.tokens))
+        tokens = tuple(t for r in releases for t in r.tokens)
+        return joined(fired, Released(notifications, tokens))
+
+    def _fire_due(self, now: float) -> Released:
+        """Tell what the timers that came due found: quieted as a transition would be then."""
+        ruleset, told = self._rulesets(), Released()
+        with self._timing:
+            for timer, rule in self._timers.due(ruleset.timed, now):
+                sent = self._tell_held(ruleset, rule, timer.transition, timer.since, now)
+                told = joined(told, Released(sent, timers=(timer,)))
+        return told
+
+    def _tell_held(
+        self, ruleset: Ruleset, rule: CompiledRule, held: Transition, since: float, now: float
+    ) -> list[Notification]:
+        transition = replace(held, observed_at=now)
+        decision = Decision(matched=(rule.name,))
+        if rule.muted(now):
+            metrics.count_suppressed(metrics.SuppressReason.MUTE)
+            return []
+        probe = Probe(transition, EvalContext(now, self._namespace_labels, self._owner_of))
+        if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
+            return []
+        base = held_context(self._context(ruleset, transition), since, now)
+        pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
+        return self._offer(pending, now, decision)
+
+    def caught_up(self) -> None:
+        """What changed while the process was down has been acted on: timers may fire."""
+        self._timers_open = True
 
     def forget(self, released: Released) -> None:
         """``released`` was submitted: its held members need no durable copy any more."""
         if released.tokens:
             self._holding.forget(released.tokens)
+        if released.timers:
+            with self._timing:
+                self._timers.fired(list(released.timers))
 
     def restore(self) -> Released:
         """Offer again what a previous process held, into groups timed from when it was held.
@@ -154,6 +205,7 @@ class RulesEngine:
         Marked ``catch_up``; a member whose rule is gone (or no longer sends) is
         forgotten. Call once at start, before anything else is offered.
         """
+        self._timers_open = False
         held = self._holding.held()
         self._tokens = itertools.count(max((m.token for m in held), default=0) + 1)
         ruleset, restored = self._rulesets(), Released()
@@ -161,7 +213,7 @@ class RulesEngine:
             rule = next((r for r in ruleset.rules if r.name == member.rule and r.sinks), None)
             if rule is None:
                 log.warning("held member of rule %r dropped: no such rule now", member.rule)
-                restored = _joined(restored, Released(tokens=(member.token,)))
+                restored = joined(restored, Released(tokens=(member.token,)))
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
             pending = _Pending(
@@ -169,13 +221,17 @@ class RulesEngine:
                 transition,
                 _for_rule(self._context(ruleset, transition), rule.name, transition),
             )
-            restored = _joined(restored, self._readmit(pending, member))
+            restored = joined(restored, self._readmit(pending, member))
         if held:
             log.info("%d group members held before the restart are waiting again", len(held))
         return restored
 
     def next_due(self) -> float | None:
-        return self._noise.next_due()
+        ruleset = self._rulesets()
+        with self._timing:
+            timer = self._timers.next_due(ruleset.timed)
+        dues = [due for due in (timer, self._noise.next_due()) if due is not None]
+        return min(dues, default=None)
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
         owner = safely(self._owner_of, transition.obj)
@@ -216,7 +272,7 @@ class RulesEngine:
         item = release.items[0]
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
-        _count_render(failed, "single")
+        count_render(failed, "single")
         self._remember(release, now)
         context = context_request(item.rule.enrich, item.transition)
         return for_transition(
@@ -235,8 +291,8 @@ def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[s
     return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
 
 
-def _joined(first: Released, second: Released) -> Released:
-    return Released(first.notifications + second.notifications, first.tokens + second.tokens)
+def _untimed(routes: tuple[CompiledRule, ...]) -> tuple[CompiledRule, ...]:
+    return tuple(rule for rule in routes if not rule.timed)
 
 
 def _render_digest(release: Release[_Pending], now: float) -> list[Notification]:
@@ -250,7 +306,7 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
     )
     digest = builtin_template(Role.DIGEST)
     message, failed = render_message(rule.digest_template, digest, context, rule.forms)
-    _count_render(failed, "digest")
+    count_render(failed, "digest")
     return for_digest(
         rule.name,
         rule.sinks,
@@ -260,31 +316,3 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         now=now,
         thread_key=thread_for(rule, release.items[0].context),
     )
-
-
-def preview(
-    ruleset: Ruleset, transition: Transition, evaluation: Evaluation, owner: tuple[str, str] | None
-) -> list[tuple[CompiledRule, Message]]:
-    """The message each matched rule would render alone, noise control aside (``rules test``)."""
-    base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
-    single = builtin_template(Role.SINGLE)
-    return [
-        (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
-        for rule in evaluation.routes
-    ]
-
-
-def _count(evaluation: Evaluation) -> None:
-    if evaluation.routes:
-        metrics.EVALUATIONS.labels(outcome="matched").inc()
-    elif evaluation.suppressed is not None:
-        metrics.EVALUATIONS.labels(outcome="suppressed").inc()
-        metrics.count_suppressed(evaluation.suppressed)
-    else:
-        metrics.EVALUATIONS.labels(outcome="unmatched").inc()
-
-
-def _count_render(failed: list[str], form: str) -> None:
-    for part in failed:
-        metrics.RENDER_FAILURES.labels(part=part).inc()
-    metrics.NOTIFICATIONS.labels(form=form).inc()

@@ -23,6 +23,7 @@ class SuppressReason(StrEnum):
     OPT_OUT = "opt_out"  # the object carries the opt-out annotation
     INHIBITED = "inhibited"  # an inhibit rule's source holds (a Node NotReady mutes its Pods)
     SILENCED = "silenced"  # an active silence (kube-notifier silence add) matched
+    PENDING_CANCELLED = "pending_cancelled"  # left the rule's states before its ``for:`` ran out
 
 
 SUPPRESSED = Counter(
@@ -44,6 +45,10 @@ RENDER_FAILURES = Counter(
     "kube_notifier_rules_render_failures_total",
     "Template parts that failed to render and fell back to the built-in template.",
     ["part"],
+)
+PENDING_TIMERS = Gauge(
+    "kube_notifier_rules_pending_timers",
+    "Objects in a state a rule with 'for:' is timing, not yet told.",
 )
 PENDING_GROUPS = Gauge(
     "kube_notifier_rules_pending_groups",

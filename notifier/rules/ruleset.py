@@ -64,6 +64,11 @@ class CompiledRule:
     thread_by_object: bool = False
     thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
+    hold_for: float | None = None  # ``for:``: seconds in a ``to:`` state before it fires
+
+    @property
+    def timed(self) -> bool:
+        return self.hold_for is not None
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until
@@ -110,10 +115,12 @@ class Ruleset:
     cluster_name: str = ""
     sinks: Mapping[str, bool] = field(default_factory=dict)  # every configured sink: enabled?
     inhibitions: tuple[CompiledInhibition, ...] = ()
+    timed: Mapping[str, CompiledRule] = field(init=False, repr=False)  # rules with ``for:``
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         every = all_kinds()
+        object.__setattr__(self, "timed", {rule.name: rule for rule in self.rules if rule.timed})
         object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in every})
 
     def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:

@@ -27,6 +27,7 @@ class Parts:
     namespaces_watched: Callable[[], bool] = lambda: False
     namespaces_listed: Callable[[], bool] = lambda: True
     state_alive: Callable[[], bool] = lambda: True
+    ticker_alive: Callable[[], bool] = lambda: True  # group digests and ``for:`` timers
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -35,6 +36,7 @@ def liveness(parts: Parts) -> list[Check]:
     checks.append(flag("workers", lambda: parts.workers.alive, "a worker thread died"))
     checks.append(threshold("worker-busy", parts.workers.longest_busy_seconds, parts.wedged_after))
     checks.append(flag("state-writer", parts.state_alive, "the state writer thread is gone"))
+    checks.append(flag("rules-ticker", parts.ticker_alive, "the rules' clock thread is gone"))
     checks.append(_threads)
     return checks
 

@@ -54,6 +54,7 @@ from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker
+from notifier.service.timers import DurableTimers
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
@@ -154,6 +155,7 @@ class _Service:
         holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage, enrichment)
         holding = DurableHolding(state.held) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
+        timers = DurableTimers(state.timers) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -161,6 +163,7 @@ class _Service:
             holding=holding,
             firings=firings,
             silences=self.silences,
+            timers=timers,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog() if opts.debug_decisions else None
@@ -192,7 +195,11 @@ class _Service:
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
         self.settling = Settling(
-            intake=self.intake, known=self.known, commit=self._commit, stop=self.signals.stop
+            intake=self.intake,
+            known=self.known,
+            commit=self._commit,
+            stop=self.signals.stop,
+            caught_up=self.engine.caught_up,
         )
         settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
         self.informers = [
@@ -246,6 +253,7 @@ class _Service:
             namespaces_watched=lambda: self.namespaces.watching,
             namespaces_listed=self.namespaces.listed,
             state_alive=lambda: self.state is None or self.state.healthy,
+            ticker_alive=lambda: self.ticker.alive,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),

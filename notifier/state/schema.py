@@ -13,6 +13,8 @@ rather than guessed at.
   digest is in the outbox (version 3).
 - ``firing``: what a rule with ``send_resolved`` told about an object and is
   not over yet, so a resolution after a restart is still sent (version 4).
+- ``timers``: rules with ``for:`` timing an object's state: pending, or fired and
+  not yet left, with the transition to tell (version 5).
 - ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
   first acted on the whole initial list (version 3).
 """
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -85,6 +87,17 @@ CREATE TABLE IF NOT EXISTS firing (
     key TEXT NOT NULL,
     states TEXT NOT NULL,
     fired_at REAL NOT NULL,
+    PRIMARY KEY (rule, kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS timers (
+    rule TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    since REAL NOT NULL,
+    fired INTEGER NOT NULL,
+    wanted TEXT NOT NULL,
+    transition BLOB NOT NULL,
     PRIMARY KEY (rule, kind, key)
 );
 """

@@ -1,0 +1,43 @@
+"""The rules' ``for:`` timers kept in the state database (``rules/timing.py``)."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import msgspec
+
+from notifier.rules.timing import Timer
+from notifier.service.held import decode_transition, encode_transition
+from notifier.state.timers import TimerRow, TimerRows
+
+log = logging.getLogger("notifier.service")
+
+
+class DurableTimers:
+    def __init__(self, rows: TimerRows) -> None:
+        self._rows = rows
+
+    def all_timers(self) -> list[Timer]:
+        found = []
+        for row in self._rows.all_rows():
+            try:
+                wanted = frozenset(str(name) for name in json.loads(row.wanted))
+                transition = decode_transition(row.encoded)
+            except (ValueError, TypeError, msgspec.DecodeError) as err:
+                log.warning("a timer of rule %r is unreadable (%s): dropped", row.rule, err)
+                self._rows.delete(row.rule, row.kind, row.key)
+                continue
+            found.append(Timer(row.rule, transition, wanted, row.since, row.fired))
+        return found
+
+    def save(self, timer: Timer) -> None:
+        kind, key = timer.object_id
+        wanted = json.dumps(sorted(timer.wanted))
+        encoded = encode_transition(timer.transition)
+        row = TimerRow(timer.rule, kind.value, key, timer.since, timer.fired, wanted, encoded)
+        self._rows.upsert(row)
+
+    def drop(self, timer: Timer) -> None:
+        kind, key = timer.object_id
+        self._rows.delete(timer.rule, kind.value, key)
