@@ -29,7 +29,7 @@ from notifier.rules.inhibition_compiling import compile_inhibition
 from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.muting import MuteWindow, compile_window
-from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.noise.policy import FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.templating import CompiledTemplate
@@ -106,6 +106,11 @@ class _Compiler:
         mutes = self._mutes(spec.mute, (*path, "mute"))
         if spec.match.hold_for is not None and spec.action is Action.DROP:
             self._problems.add((*path, "match", "for"), "a drop rule cannot wait: remove 'for'")
+        if spec.flapping is not None and (not spec.match.to or spec.action is Action.DROP):
+            message = (
+                "'flapping' counts entries into the rule's 'to:' states: a notify rule with 'to:'"
+            )
+            self._problems.add((*path, "flapping"), message)
         noise = self._noise(spec)
         if spec.thread_by == "group" and not noise.grouped:
             message = "thread_by: group needs group_by (on the rule or in defaults)"
@@ -134,6 +139,7 @@ class _Compiler:
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
             hold_for=spec.match.hold_for,
+            flapping=_flap_policy(spec),
         )
 
     def default_route(self) -> CompiledRule | None:
@@ -242,6 +248,11 @@ class _Compiler:
             repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
             max_listed=defaults.digest_max_items,
         )
+
+
+def _flap_policy(spec: RuleSpec) -> FlapPolicy | None:
+    flapping = spec.flapping
+    return None if flapping is None else FlapPolicy(flapping.changes, flapping.within)
 
 
 def _first(value: float | None, default: float) -> float:

@@ -83,6 +83,13 @@ class MatchSpec(_Spec):
     hold_for: Duration | None = Field(default=None, alias="for")
 
 
+class FlappingSpec(_Spec):
+    """An object entering and leaving the rule's states ``changes`` times within ``within``."""
+
+    changes: int = Field(ge=2, le=1000)
+    within: Duration
+
+
 class RuleSpec(_Spec):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -103,6 +110,7 @@ class RuleSpec(_Spec):
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
+    flapping: FlappingSpec | None = None  # one "flapping" message, then quiet until stable
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None

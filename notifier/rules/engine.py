@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -30,6 +29,7 @@ from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
+from notifier.rules.flap_telling import tell_flaps
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
@@ -50,7 +50,8 @@ from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
-from notifier.rules.timing import Timers, TimerStore
+from notifier.rules.timekeeping import TimeKeeper
+from notifier.rules.timing import Timer, TimerStore
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -89,9 +90,7 @@ class RulesEngine:
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
-        self._timers = Timers(timers)
-        self._timing = threading.Lock()  # timers, and the firings they end or begin
-        self._timers_open = True  # False from ``restore`` until ``caught_up``
+        self._time = TimeKeeper(timers, self._resolver)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
@@ -105,13 +104,10 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        timed = tuple(rule for rule in evaluation.routes if rule.timed)
-        if timed:  # quieted when they come due, not now
-            evaluation = replace(evaluation, routes=_untimed(evaluation.routes))
+        routes, ended, flaps = self._time.follow(transition, evaluation.routes, decision, now)
+        evaluation = replace(evaluation, routes=routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
-        with self._timing:
-            self._timers.follow(transition, timed, decision)
-            ended = self._resolver.resolved(transition)
+        decision.notifications.extend(tell_flaps(ruleset, flaps, self._context, now, over=False))
         if not evaluation.routes and not ended:
             return decision
         base = self._context(ruleset, transition)
@@ -154,28 +150,29 @@ class RulesEngine:
         )  # fmt: skip
 
     def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
-        """What has come due: ``for:`` timers (unless ``timers`` is False), then digests (and
-        lone group members). ``forget`` it once submitted."""
+        """What has come due: ``for:`` timers and flapping that is over (unless ``timers`` is
+        False), then digests (and lone group members). ``forget`` it once submitted."""
         now = self._clock() if now is None else now
-        fired = self._fire_due(now) if timers and self._timers_open else Released()
+        fired = self._fire_due(now) if timers else Released()
         releases = self._noise.tick(now)
         notifications = [n for release in releases for n in self._render(release, now)]
         tokens = tuple(t for r in releases for t in r.tokens)
         return joined(fired, Released(notifications, tokens))
 
     def _fire_due(self, now: float) -> Released:
-        """Tell what the timers that came due found: quieted as a transition would be then."""
+        """Timers come due (quieted as a transition would be now), flapping that is over."""
         ruleset, told = self._rulesets(), Released()
-        with self._timing:
-            for timer, rule in self._timers.due(ruleset.timed, now):
-                sent = self._tell_held(ruleset, rule, timer.transition, timer.since, now)
+        with self._time.lock:
+            for timer, rule in self._time.due(ruleset, now):
+                sent = [] if rule is None else self._tell_held(ruleset, rule, timer, now)
                 told = joined(told, Released(sent, timers=(timer,)))
-        return told
+        over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
+        return joined(told, Released(over))
 
     def _tell_held(
-        self, ruleset: Ruleset, rule: CompiledRule, held: Transition, since: float, now: float
+        self, ruleset: Ruleset, rule: CompiledRule, timer: Timer, now: float
     ) -> list[Notification]:
-        transition = replace(held, observed_at=now)
+        transition, since = replace(timer.transition, observed_at=now), timer.since
         decision = Decision(matched=(rule.name,))
         if rule.muted(now):
             metrics.count_suppressed(metrics.SuppressReason.MUTE)
@@ -189,15 +186,14 @@ class RulesEngine:
 
     def caught_up(self) -> None:
         """What changed while the process was down has been acted on: timers may fire."""
-        self._timers_open = True
+        self._time.open = True
 
     def forget(self, released: Released) -> None:
         """``released`` was submitted: its held members need no durable copy any more."""
         if released.tokens:
             self._holding.forget(released.tokens)
         if released.timers:
-            with self._timing:
-                self._timers.fired(list(released.timers))
+            self._time.fired(released.timers)
 
     def restore(self) -> Released:
         """Offer again what a previous process held, into groups timed from when it was held.
@@ -205,7 +201,7 @@ class RulesEngine:
         Marked ``catch_up``; a member whose rule is gone (or no longer sends) is
         forgotten. Call once at start, before anything else is offered.
         """
-        self._timers_open = False
+        self._time.open = False
         held = self._holding.held()
         self._tokens = itertools.count(max((m.token for m in held), default=0) + 1)
         ruleset, restored = self._rulesets(), Released()
@@ -227,10 +223,8 @@ class RulesEngine:
         return restored
 
     def next_due(self) -> float | None:
-        ruleset = self._rulesets()
-        with self._timing:
-            timer = self._timers.next_due(ruleset.timed)
-        dues = [due for due in (timer, self._noise.next_due()) if due is not None]
+        timers = self._time.next_due(self._rulesets())
+        dues = [due for due in (timers, self._noise.next_due()) if due is not None]
         return min(dues, default=None)
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
@@ -289,10 +283,6 @@ class RulesEngine:
 
 def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:
     return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
-
-
-def _untimed(routes: tuple[CompiledRule, ...]) -> tuple[CompiledRule, ...]:
-    return tuple(rule for rule in routes if not rule.timed)
 
 
 def _render_digest(release: Release[_Pending], now: float) -> list[Notification]:

@@ -24,6 +24,7 @@ class SuppressReason(StrEnum):
     INHIBITED = "inhibited"  # an inhibit rule's source holds (a Node NotReady mutes its Pods)
     SILENCED = "silenced"  # an active silence (kube-notifier silence add) matched
     PENDING_CANCELLED = "pending_cancelled"  # left the rule's states before its ``for:`` ran out
+    FLAPPING = "flapping"  # the object flaps: one "flapping" message said so, the rest is quiet
 
 
 SUPPRESSED = Counter(
@@ -49,6 +50,14 @@ RENDER_FAILURES = Counter(
 PENDING_TIMERS = Gauge(
     "kube_notifier_rules_pending_timers",
     "Objects in a state a rule with 'for:' is timing, not yet told.",
+)
+FLAPPING = Gauge(
+    "kube_notifier_rules_flapping",
+    "Objects a rule with 'flapping:' holds as flapping now.",
+)
+FLAPPING_STARTED = Counter(
+    "kube_notifier_rules_flapping_started_total",
+    "Times an object was found flapping (entering and leaving a rule's states too often).",
 )
 PENDING_GROUPS = Gauge(
     "kube_notifier_rules_pending_groups",

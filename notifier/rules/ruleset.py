@@ -32,7 +32,7 @@ from notifier.rules.inhibiting import CompiledInhibition
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
-from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.noise.policy import FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
@@ -65,6 +65,7 @@ class CompiledRule:
     thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
     hold_for: float | None = None  # ``for:``: seconds in a ``to:`` state before it fires
+    flapping: FlapPolicy | None = None
 
     @property
     def timed(self) -> bool:

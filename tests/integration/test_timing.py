@@ -90,10 +90,10 @@ def _rolled_out(kube: Kube, ns: str) -> bool:
         if status.update_revision != status.current_revision:
             return False
     for ds in kube.apps.list_namespaced_daemon_set(ns).items:
-        status = ds.status
-        done = status.updated_number_scheduled == status.desired_number_scheduled
-        ready = status.number_available == status.desired_number_scheduled > 0
-        if status.observed_generation != ds.metadata.generation or not (done and ready):
+        ds_status = ds.status
+        done = ds_status.updated_number_scheduled == ds_status.desired_number_scheduled
+        ready = ds_status.number_available == ds_status.desired_number_scheduled > 0
+        if ds_status.observed_generation != ds.metadata.generation or not (done and ready):
             return False
     return True
 

@@ -17,3 +17,11 @@ class NoisePolicy:
     @property
     def grouped(self) -> bool:
         return bool(self.group_by)
+
+
+@dataclass(frozen=True, slots=True)
+class FlapPolicy:
+    """``flapping:``: this many entries and exits of the rule's states within ``within`` seconds."""
+
+    changes: int
+    within: float
