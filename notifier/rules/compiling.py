@@ -29,7 +29,7 @@ from notifier.rules.inhibition_compiling import compile_inhibition
 from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.muting import MuteWindow, compile_window
-from notifier.rules.noise.policy import FlapPolicy, NoisePolicy
+from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.templating import CompiledTemplate
@@ -140,6 +140,8 @@ class _Compiler:
             enrich=tuple(spec.enrich),
             hold_for=spec.match.hold_for,
             flapping=_flap_policy(spec),
+            escalate=self._escalation(spec, path),
+            remind_every=_reminders(spec, noise),
         )
 
     def default_route(self) -> CompiledRule | None:
@@ -193,6 +195,16 @@ class _Compiler:
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
         compiler = MatchCompiler(self._problems, (*path, "match"))
         return compiler.compile(match, origins=origins, opt_out_annotation=optout)
+
+    def _escalation(self, spec: RuleSpec, path: KeyPath) -> tuple[Escalation, ...]:
+        if spec.escalate and (not spec.match.to or spec.action is Action.DROP):
+            message = (
+                "'escalate' times what stays in the rule's 'to:' states: a notify rule with 'to:'"
+            )
+            self._problems.add((*path, "escalate"), message)
+        for position, step in enumerate(spec.escalate):
+            self._check_sinks(step.sinks, (*path, "escalate", position, "sinks"))
+        return tuple(Escalation(step.after, self._enabled(step.sinks)) for step in spec.escalate)
 
     def _rule_sinks(self, spec: RuleSpec, path: KeyPath) -> tuple[str, ...]:
         if spec.action is Action.DROP:
@@ -248,6 +260,14 @@ class _Compiler:
             repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
             max_listed=defaults.digest_max_items,
         )
+
+
+def _reminders(spec: RuleSpec, noise: NoisePolicy) -> float | None:
+    """A rule's own ``repeat_interval`` reminds of what stays in its ``to:`` states (ungrouped:
+    a group's ``repeat_interval`` is how long a member is not reported again)."""
+    if spec.repeat_interval is None or noise.grouped or not spec.match.to:
+        return None
+    return spec.repeat_interval or None
 
 
 def _flap_policy(spec: RuleSpec) -> FlapPolicy | None:

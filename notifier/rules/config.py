@@ -90,6 +90,13 @@ class FlappingSpec(_Spec):
     within: Duration
 
 
+class EscalationSpec(_Spec):
+    """Still firing ``after`` its notification (not resolved, not silenced): tell ``sinks`` too."""
+
+    after: Duration
+    sinks: list[str] = Field(min_length=1)
+
+
 class RuleSpec(_Spec):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -111,6 +118,7 @@ class RuleSpec(_Spec):
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
     flapping: FlappingSpec | None = None  # one "flapping" message, then quiet until stable
+    escalate: list[EscalationSpec] = []  # still firing after a while: more sinks, once per step
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None

@@ -2,12 +2,13 @@
 
 ``RulesEngine.process`` evaluates one transition against the current
 ruleset, passes each match through noise control and renders what is to be
-sent now; ``tick`` renders group digests that have come due. The ruleset is
-read through a callable on every call (``RulesHolder.ruleset``), so a reload
-takes effect at the next transition while groups already open keep the
-rule they were opened with. Members a group holds are also handed to a
-``Holding`` (``notifier.rules.holding``), forgotten once their release is
-submitted (``forget``), and offered again at start (``restore``).
+sent now; ``tick`` renders what has come due: ``for:`` timers, escalations,
+reminders, flapping that ended (``rules/timekeeping.py``) and group digests.
+The ruleset is read through a callable on every call, so a reload takes
+effect at the next transition while groups already open keep the rule they
+were opened with. Members a group holds are also handed to a ``Holding``
+(``rules/holding.py``), forgotten once their release is submitted
+(``forget``), and offered again at start (``restore``).
 
 Thread-safe: workers call ``process`` concurrently, one loop calls ``tick``
 (every second, or at ``next_due()``). No I/O, no sleeping; the clock is
@@ -29,7 +30,6 @@ from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
-from notifier.rules.flap_telling import tell_flaps
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
@@ -50,8 +50,9 @@ from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
-from notifier.rules.timing import Timer, TimerStore
+from notifier.rules.timing import FOR_STEP, Timer, TimerStore
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -104,15 +105,17 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        routes, ended, flaps = self._time.follow(transition, evaluation.routes, decision, now)
-        evaluation = replace(evaluation, routes=routes)
+        followed = self._time.follow(transition, ruleset, evaluation.routes, decision, now)
+        evaluation = replace(evaluation, routes=followed.routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
-        decision.notifications.extend(tell_flaps(ruleset, flaps, self._context, now, over=False))
-        if not evaluation.routes and not ended:
+        flaps = tell_flaps(ruleset, followed.flaps, self._context, now, over=False)
+        decision.notifications.extend(flaps)
+        if not evaluation.routes and not followed.ended:
             return decision
         base = self._context(ruleset, transition)
-        for firing in ended:
-            told = self._resolution(ruleset, firing, transition, base, now)
+        for firing in followed.ended:
+            more = followed.escalated.get(firing.rule, ())  # a resolution goes where it went
+            told = self._resolution(ruleset, firing, transition, base, now, escalated=more)
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
@@ -135,6 +138,8 @@ class RulesEngine:
         transition: Transition,
         base: dict[str, Any],
         now: float,
+        *,
+        escalated: tuple[str, ...] = (),
     ) -> list[Notification]:
         """The end of ``firing``, told by its rule if the rule still sends resolutions."""
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
@@ -144,8 +149,9 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         count_render(failed, "resolved")
+        sinks = tuple(dict.fromkeys((*rule.sinks, *escalated)))
         return for_transition(
-            rule.name, rule.sinks, transition, message, now, status="resolved",
+            rule.name, sinks, transition, message, now, status="resolved",
             thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
         )  # fmt: skip
 
@@ -164,15 +170,16 @@ class RulesEngine:
         ruleset, told = self._rulesets(), Released()
         with self._time.lock:
             for timer, rule in self._time.due(ruleset, now):
-                sent = [] if rule is None else self._tell_held(ruleset, rule, timer, now)
+                sent = [] if rule is None else self._tell_timer(ruleset, rule, timer, now)
                 told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
         return joined(told, Released(over))
 
-    def _tell_held(
+    def _tell_timer(
         self, ruleset: Ruleset, rule: CompiledRule, timer: Timer, now: float
     ) -> list[Notification]:
-        transition, since = replace(timer.transition, observed_at=now), timer.since
+        """A ``for:`` come due (through noise control), an escalation step or a reminder."""
+        transition = replace(timer.transition, observed_at=now)
         decision = Decision(matched=(rule.name,))
         if rule.muted(now):
             metrics.count_suppressed(metrics.SuppressReason.MUTE)
@@ -180,9 +187,11 @@ class RulesEngine:
         probe = Probe(transition, EvalContext(now, self._namespace_labels, self._owner_of))
         if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
             return []
-        base = held_context(self._context(ruleset, transition), since, now)
-        pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
-        return self._offer(pending, now, decision)
+        base = held_context(self._context(ruleset, transition), timer.since, now)
+        context = _for_rule(base, rule.name, transition)
+        if timer.step != FOR_STEP:
+            return tell_again(rule, replace(timer, transition=transition), context, now)
+        return self._offer(_Pending(rule, transition, context), now, decision)
 
     def caught_up(self) -> None:
         """What changed while the process was down has been acted on: timers may fire."""
@@ -275,10 +284,11 @@ class RulesEngine:
         )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
-        """What was told, for rules that send a resolution when it is over."""
+        """What was told, for rules that send a resolution when it is over, escalate or remind."""
         for item in release.items:
             if item.rule.send_resolved:
                 self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
+            self._time.told(item.rule, item.transition, now)
 
 
 def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:

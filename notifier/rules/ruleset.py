@@ -32,7 +32,7 @@ from notifier.rules.inhibiting import CompiledInhibition
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
-from notifier.rules.noise.policy import FlapPolicy, NoisePolicy
+from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
@@ -66,10 +66,18 @@ class CompiledRule:
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
     hold_for: float | None = None  # ``for:``: seconds in a ``to:`` state before it fires
     flapping: FlapPolicy | None = None
+    escalate: tuple[Escalation, ...] = ()  # more sinks while it is still firing
+    remind_every: float | None = None  # reminders while it is still firing
+
+    @property
+    def waits(self) -> bool:
+        """It tells once its ``for:`` ran out, not when matched."""
+        return self.hold_for is not None
 
     @property
     def timed(self) -> bool:
-        return self.hold_for is not None
+        """It keeps timers: ``for:``, escalation steps or reminders."""
+        return self.waits or bool(self.escalate) or self.remind_every is not None
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until

@@ -11,20 +11,31 @@ holds while it tells what came due.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
+from notifier.rules.durations import format_duration
 from notifier.rules.flapping import Flap, FlapDetector
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.resolving import Firing, Resolver
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.rules.timing import Timer, Timers, TimerStore
+from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.transitions.model import Transition
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    routes: tuple[CompiledRule, ...]  # the routes that tell now
+    ended: list[Firing]  # the firings the transition ends (resolutions to tell)
+    flaps: tuple[Flap, ...]  # flapping it begins
+    escalated: Mapping[str, tuple[str, ...]]  # rule -> the sinks its escalation reached
 
 
 class TimeKeeper:
     def __init__(self, timers: TimerStore | None, resolver: Resolver) -> None:
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # the clock thread tells (and so ``told``) under it
         self.open = True  # False from a restart's restore until its catch-up is acted on
         self._timers = Timers(timers)
         self._flaps = FlapDetector()
@@ -33,23 +44,59 @@ class TimeKeeper:
     def follow(
         self,
         transition: Transition,
+        ruleset: Ruleset,
         routes: tuple[CompiledRule, ...],
         decision: Decision,
         now: float,
-    ) -> tuple[tuple[CompiledRule, ...], list[Firing], tuple[Flap, ...]]:
-        """The routes that tell now, the firings ``transition`` ends, the flapping it begins."""
-        timed = tuple(rule for rule in routes if rule.timed)
+    ) -> Followed:
+        """What ``transition`` means for the rules' time: see ``Followed``."""
         with self.lock:
-            self._timers.follow(transition, timed, decision)
+            escalated = self._timers_ended(transition, ruleset, decision)
+            for rule in routes:
+                if rule.waits and self._timers.start(rule, transition, transition.observed_at, 0):
+                    wait = format_duration(rule.hold_for or 0.0)
+                    decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
             flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
             ended = self._resolver.resolved(transition)
         for rule in routes:
             if rule.name in flaps.quiet:
                 metrics.count_suppressed(SuppressReason.FLAPPING)
                 decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
-        now_routes = tuple(r for r in routes if not r.timed and r.name not in flaps.quiet)
+        now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
-        return now_routes, ended, flaps.started
+        return Followed(now_routes, ended, flaps.started, escalated)
+
+    def _timers_ended(
+        self, transition: Transition, ruleset: Ruleset, decision: Decision
+    ) -> dict[str, tuple[str, ...]]:
+        """Count the ``for:`` timers ``transition`` cancels; the sinks escalations reached."""
+        escalated: dict[str, tuple[str, ...]] = {}
+        for timer in self._timers.observe(transition):
+            if timer.step == FOR_STEP and not timer.fired:
+                metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
+                decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
+            rule = ruleset.timed.get(timer.rule)
+            if (
+                timer.fired
+                and timer.step > 0
+                and rule is not None
+                and timer.step <= len(rule.escalate)
+            ):
+                escalated[timer.rule] = (
+                    *escalated.get(timer.rule, ()),
+                    *rule.escalate[timer.step - 1].sinks,
+                )
+        return escalated
+
+    def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
+        """``rule`` told about ``transition``'s object: time its escalation and reminders."""
+        if (not rule.escalate and rule.remind_every is None) or rule.to.isdisjoint(
+            transition.new_states
+        ):
+            return
+        with self.lock:
+            for step in (*range(1, len(rule.escalate) + 1), REMIND_STEP):
+                self._timers.start(rule, transition, now, step)
 
     def due(self, ruleset: Ruleset, now: float) -> list[tuple[Timer, CompiledRule | None]]:
         """Timers come due, with the rule to tell them (None: it flaps, keep quiet).

@@ -27,21 +27,20 @@ from __future__ import annotations
 
 import heapq
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
 from notifier.objects import Kind, ObjectKey
-from notifier.rules import metrics
-from notifier.rules.decisions import Decision
-from notifier.rules.durations import format_duration
-from notifier.rules.metrics import PENDING_TIMERS, SuppressReason
+from notifier.rules.metrics import PENDING_TIMERS
 from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import EventType, Transition
 
 log = logging.getLogger("notifier.rules")
 
 ObjectId = tuple[Kind, ObjectKey]
+FOR_STEP = 0  # a rule's ``for:``; 1, 2, ...: its ``escalate`` steps
+REMIND_STEP = -1  # its reminders (``repeat_interval``), one after another
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,20 +48,37 @@ class Timer:
     rule: str
     transition: Transition  # the entering transition's old side, the latest new side
     wanted: frozenset[str]  # the rule's ``to:``: the timer holds while any of them does
-    since: float  # when the object entered one of them
+    since: float  # when the object entered one of them (``for:``), or was told (the others)
     fired: bool = False
+    step: int = FOR_STEP
+    told: int = 0  # reminders told so far
 
     @property
     def object_id(self) -> ObjectId:
         return (self.transition.kind, self.transition.key)
+
+    @property
+    def name(self) -> tuple[str, int]:
+        return (self.rule, self.step)
+
+    def due_under(self, rule: CompiledRule) -> float | None:
+        """When ``rule`` has this timer come due; None: it has no such timer (any more)."""
+        if self.step == FOR_STEP:
+            return None if rule.hold_for is None else self.since + rule.hold_for
+        if self.step == REMIND_STEP:
+            every = rule.remind_every
+            return None if every is None else self.since + (self.told + 1) * every
+        steps = rule.escalate
+        return self.since + steps[self.step - 1].after if len(steps) >= self.step else None
 
     def holds_in(self, transition: Transition) -> bool:
         gone = transition.event is EventType.DELETED
         return not gone and not self.wanted.isdisjoint(transition.new_states)
 
     def holds_for_rule(self, rule: CompiledRule) -> bool:
-        """Whether ``rule`` (after a reload) still names a state the object is in."""
-        return rule.hold_for is not None and not rule.to.isdisjoint(self.transition.new_states)
+        """Whether ``rule`` (after a reload) still has it and names a state the object is in."""
+        due = self.due_under(rule)
+        return due is not None and not rule.to.isdisjoint(self.transition.new_states)
 
     def followed(self, transition: Transition) -> Timer:
         """The timer after ``transition``, which keeps the object in its states."""
@@ -94,49 +110,37 @@ class NoTimerStore:
 class Timers:
     def __init__(self, store: TimerStore | None = None) -> None:
         self._store = store or NoTimerStore()
-        self._by_object: dict[ObjectId, dict[str, Timer]] = {}
-        self._heap: list[tuple[float, float, str, Kind, ObjectKey]] = []
+        self._by_object: dict[ObjectId, dict[tuple[str, int], Timer]] = {}
+        self._heap: list[tuple[float, float, str, int, Kind, ObjectKey]] = []
         self._rules: Mapping[str, CompiledRule] | None = None
-        self._pending = 0
+        self._pending = 0  # ``for:`` timers not fired yet
         for timer in self._store.all_timers():
-            self._by_object.setdefault(timer.object_id, {})[timer.rule] = timer
-            self._pending += not timer.fired
+            self._by_object.setdefault(timer.object_id, {})[timer.name] = timer
+            self._pending += timer.step == FOR_STEP and not timer.fired
         self._count(0)
 
-    def start(self, rule: CompiledRule, transition: Transition) -> bool:
-        """Start timing ``rule`` for the object ``transition`` brought into its states.
+    def start(self, rule: CompiledRule, transition: Transition, since: float, step: int) -> bool:
+        """Time ``rule``'s ``step`` for ``transition``'s object, in its states from ``since``.
 
-        False if a timer of that rule already runs (or has fired) for the object."""
+        False if that timer already runs (or has fired) for the object."""
         timers = self._by_object.setdefault((transition.kind, transition.key), {})
-        if rule.name in timers or rule.hold_for is None:
-            return False
-        since = transition.observed_at
         entering = replace(transition, changes=(), signals=frozenset())
-        timer = Timer(rule.name, entering, rule.to, since)
-        timers[rule.name] = timer
-        self._push(timer, since + rule.hold_for)
+        timer = Timer(rule.name, entering, rule.to, since, step=step)
+        due = timer.due_under(rule)
+        if timer.name in timers or due is None:
+            return False
+        timers[timer.name] = timer
+        self._push(timer, due)
         self._store.save(timer)
-        self._count(1)
+        self._count(step == FOR_STEP)
         return True
 
-    def follow(
-        self, transition: Transition, matched: Sequence[CompiledRule], decision: Decision
-    ) -> None:
-        """Cancel what ``transition`` ends, then start the ``matched`` timed rules it begins."""
-        for timer in self.observe(transition):
-            metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
-            decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
-        for rule in matched:
-            if self.start(rule, transition):
-                wait = format_duration(rule.hold_for or 0.0)
-                decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
-
     def observe(self, transition: Transition) -> list[Timer]:
-        """Follow ``transition`` in its object's timers; the pending ones it cancels."""
+        """Follow ``transition`` in its object's timers; those it ends, fired or not."""
         timers = self._by_object.get((transition.kind, transition.key))
         if not timers:
             return []
-        cancelled = []
+        ended = []
         for name, timer in list(timers.items()):
             if timer.holds_in(transition):
                 if not timer.fired:
@@ -145,42 +149,38 @@ class Timers:
                 continue
             del timers[name]
             self._store.drop(timer)
-            if not timer.fired:
-                cancelled.append(timer)
+            ended.append(timer)
         if not timers:
             del self._by_object[(transition.kind, transition.key)]
-        self._count(-len(cancelled))
-        return cancelled
+        self._count(-sum(t.step == FOR_STEP and not t.fired for t in ended))
+        return ended
 
     def due(
         self, rules: Mapping[str, CompiledRule], now: float
     ) -> list[tuple[Timer, CompiledRule]]:
-        """The pending timers due by ``now`` under ``rules``, marked fired (in memory).
-
-        ``fired`` each once what they told is submitted, so the store keeps them fired."""
+        """The timers due by ``now`` under ``rules``: marked fired (a reminder: counted and
+        timed again), in memory; ``fired`` them once what they told is submitted."""
         if rules is not self._rules:
             self._rebuild(rules)
         found = []
         while self._heap and self._heap[0][0] <= now:
-            _, since, name, kind, key = heapq.heappop(self._heap)
-            timer = self._by_object.get((kind, key), {}).get(name)
+            _, since, name, step, kind, key = heapq.heappop(self._heap)
+            timer = self._by_object.get((kind, key), {}).get((name, step))
             if timer is None or timer.fired or timer.since != since:
                 continue  # cancelled, or timed again since this entry was pushed
             rule = rules.get(name)
             if rule is None:  # a rule newer than ``rules``: the next check has it
                 self._push(timer, now + 1.0)
                 continue
-            fired = replace(timer, fired=True)
-            self._by_object[(kind, key)][name] = fired
-            found.append((fired, rule))
-        self._count(-len(found))
+            found.append((self._fire(timer, rule, now), rule))
+        self._count(-sum(timer.step == FOR_STEP for timer, _ in found))
         return found
 
     def fired(self, timers: list[Timer]) -> None:
-        """What these timers told is submitted: keep them fired in the store."""
+        """What these timers told is submitted: keep them so in the store."""
         for timer in timers:
-            current = self._by_object.get(timer.object_id, {}).get(timer.rule)
-            if current is not None and current.fired:
+            current = self._by_object.get(timer.object_id, {}).get(timer.name)
+            if current is not None:
                 self._store.save(current)
 
     def next_due(self, rules: Mapping[str, CompiledRule]) -> float | None:
@@ -189,34 +189,50 @@ class Timers:
         return self._heap[0][0] if self._heap else None
 
     def pending(self) -> list[Timer]:
-        return [t for timers in self._by_object.values() for t in timers.values() if not t.fired]
+        every = (t for timers in self._by_object.values() for t in timers.values())
+        return [t for t in every if t.step == FOR_STEP and not t.fired]
 
     def __len__(self) -> int:
         return sum(len(timers) for timers in self._by_object.values())
+
+    def _fire(self, timer: Timer, rule: CompiledRule, now: float) -> Timer:
+        if timer.step == REMIND_STEP:
+            every = rule.remind_every or 1.0
+            missed = int((now - timer.since) // every)  # after a downtime: one, not each
+            again = replace(timer, told=max(timer.told + 1, missed))
+            due = again.due_under(rule)
+            if due is not None:
+                self._push(again, due)
+            self._by_object[timer.object_id][timer.name] = again
+            return again
+        fired = replace(timer, fired=True)
+        self._by_object[timer.object_id][timer.name] = fired
+        return fired
 
     def _rebuild(self, rules: Mapping[str, CompiledRule]) -> None:
         """A new ruleset: drop the timers it no longer has a use for, time the rest anew."""
         self._rules, self._heap = rules, []
         for object_id, timers in list(self._by_object.items()):
             for name, timer in list(timers.items()):
-                rule = rules.get(name)
-                if rule is None or not timer.holds_for_rule(rule):
+                rule = rules.get(timer.rule)
+                due = None if rule is None else timer.due_under(rule)
+                if rule is None or due is None or not timer.holds_for_rule(rule):
                     log.info(
                         "timer of rule %r for %s dropped: the rule changed", name, object_id[1]
                     )
                     del timers[name]
                     self._store.drop(timer)
-                    self._count(-(not timer.fired))
+                    self._count(-(timer.step == FOR_STEP and not timer.fired))
                     continue
                 timers[name] = replace(timer, wanted=rule.to)
-                if not timer.fired and rule.hold_for is not None:
-                    self._push(timer, timer.since + rule.hold_for)
+                if not timer.fired:
+                    self._push(timer, due)
             if not timers:
                 del self._by_object[object_id]
 
     def _push(self, timer: Timer, due_at: float) -> None:
         kind, key = timer.object_id
-        heapq.heappush(self._heap, (due_at, timer.since, timer.rule, kind, key))
+        heapq.heappush(self._heap, (due_at, timer.since, timer.rule, timer.step, kind, key))
 
     def _count(self, change: int) -> None:
         self._pending += change

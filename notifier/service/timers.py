@@ -26,18 +26,21 @@ class DurableTimers:
                 transition = decode_transition(row.encoded)
             except (ValueError, TypeError, msgspec.DecodeError) as err:
                 log.warning("a timer of rule %r is unreadable (%s): dropped", row.rule, err)
-                self._rows.delete(row.rule, row.kind, row.key)
+                self._rows.delete(row.rule, row.step, row.kind, row.key)
                 continue
-            found.append(Timer(row.rule, transition, wanted, row.since, row.fired))
+            found.append(
+                Timer(row.rule, transition, wanted, row.since, row.fired, row.step, row.told)
+            )
         return found
 
     def save(self, timer: Timer) -> None:
         kind, key = timer.object_id
         wanted = json.dumps(sorted(timer.wanted))
         encoded = encode_transition(timer.transition)
-        row = TimerRow(timer.rule, kind.value, key, timer.since, timer.fired, wanted, encoded)
+        step, fired, told = timer.step, timer.fired, timer.told
+        row = TimerRow(timer.rule, step, kind.value, key, timer.since, fired, told, wanted, encoded)
         self._rows.upsert(row)
 
     def drop(self, timer: Timer) -> None:
         kind, key = timer.object_id
-        self._rows.delete(timer.rule, kind.value, key)
+        self._rows.delete(timer.rule, timer.step, kind.value, key)

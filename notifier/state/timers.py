@@ -19,10 +19,12 @@ from notifier.state.writer import BatchWriter
 
 class TimerRow(NamedTuple):
     rule: str
+    step: int  # 0: ``for:``; 1, 2, ...: escalation steps; -1: reminders
     kind: str
     key: str
     since: float
     fired: bool
+    told: int
     wanted: str  # a JSON list of state names
     encoded: bytes
 
@@ -34,24 +36,28 @@ class TimerRows:
 
     def all_rows(self) -> list[TimerRow]:
         rows = self._reader.rows(
-            "SELECT rule, kind, key, since, fired, wanted, transition FROM timers ORDER BY since"
+            "SELECT rule, step, kind, key, since, fired, told, wanted, transition FROM timers"
         )
-        return [TimerRow(r, k, key, since, bool(f), w, t) for r, k, key, since, f, w, t in rows]
+        return [
+            TimerRow(rule, step, kind, key, since, bool(fired), told, wanted, encoded)
+            for rule, step, kind, key, since, fired, told, wanted, encoded in rows
+        ]
 
     def upsert(self, row: TimerRow) -> None:
         self._writer.submit(partial(_upsert, tuple(row)), urgent=False)
 
-    def delete(self, rule: str, kind: str, key: str) -> None:
-        self._writer.submit(partial(_delete, (rule, kind, key)), urgent=False)
+    def delete(self, rule: str, step: int, kind: str, key: str) -> None:
+        self._writer.submit(partial(_delete, (rule, step, kind, key)), urgent=False)
 
 
 def _upsert(row: tuple[object, ...], conn: sqlite3.Connection) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO timers (rule, kind, key, since, fired, wanted, transition)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO timers"
+        " (rule, step, kind, key, since, fired, told, wanted, transition)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         row,
     )
 
 
-def _delete(where: tuple[str, str, str], conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM timers WHERE rule = ? AND kind = ? AND key = ?", where)
+def _delete(where: tuple[str, int, str, str], conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM timers WHERE rule = ? AND step = ? AND kind = ? AND key = ?", where)

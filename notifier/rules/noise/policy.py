@@ -25,3 +25,11 @@ class FlapPolicy:
 
     changes: int
     within: float
+
+
+@dataclass(frozen=True, slots=True)
+class Escalation:
+    """``escalate:`` step: still firing ``after`` seconds, it is told to these sinks too."""
+
+    after: float
+    sinks: tuple[str, ...]

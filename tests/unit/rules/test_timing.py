@@ -28,16 +28,16 @@ class MemoryTimers:
     """A timer store shared by engines: what a restart reads back."""
 
     def __init__(self) -> None:
-        self.rows: dict[tuple[str, str, str], Timer] = {}
+        self.rows: dict[tuple[str, int, str, str], Timer] = {}
 
     def all_timers(self) -> list[Timer]:
         return list(self.rows.values())
 
     def save(self, timer: Timer) -> None:
-        self.rows[(timer.rule, timer.transition.kind, timer.transition.key)] = timer
+        self.rows[(timer.rule, timer.step, *timer.object_id)] = timer
 
     def drop(self, timer: Timer) -> None:
-        self.rows.pop((timer.rule, timer.transition.kind, timer.transition.key), None)
+        self.rows.pop((timer.rule, timer.step, *timer.object_id), None)
 
 
 class Rules:

@@ -45,7 +45,7 @@ def test_a_timer_survives_restarts_and_fires_once(tmp_path: Path) -> None:
 
 def test_an_unreadable_row_is_dropped(tmp_path: Path) -> None:
     store = open_store(tmp_path / "s.db")
-    store.timers.upsert(TimerRow("r", "Pod", "shop/web", NOW, False, "[]", b"{not json"))
+    store.timers.upsert(TimerRow("r", 0, "Pod", "shop/web", NOW, False, 0, "[]", b"{not json"))
     store.close()
     store = open_store(tmp_path / "s.db")
     assert DurableTimers(store.timers).all_timers() == []

@@ -1,4 +1,4 @@
-"""The two messages of a flapping object: it started flapping, it is steady again."""
+"""Messages the rules' clock adds: flapping and its end, escalations, reminders."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from notifier.rules.library import Role, builtin_template
 from notifier.rules.notifying import fingerprint, for_transition
 from notifier.rules.rendering import render_message
 from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.timing import Timer
 from notifier.transitions.model import Transition
 
 
@@ -65,4 +66,23 @@ def tell_flap(
     return for_transition(
         rule.name, rule.sinks, flap.transition, message, now,
         status="resolved" if over else "flapping", thread_key=thread_for(rule, context),
+    )  # fmt: skip
+
+
+def tell_again(
+    rule: CompiledRule, timer: Timer, context: dict[str, Any], now: float
+) -> list[Notification]:
+    """An escalation step's or a reminder's message: the rule's, saying how long it has fired.
+
+    ``context`` is the rule's context of the timer's transition, with ``held_context``."""
+    escalation = timer.step > 0
+    sinks = rule.escalate[timer.step - 1].sinks if escalation else rule.sinks
+    variant = f"escalated-{timer.step}" if escalation else f"reminder-{timer.told}"
+    message, failed = render_message(
+        rule.template, builtin_template(Role.SINGLE), context, rule.forms
+    )
+    count_render(failed, "single")
+    return for_transition(
+        rule.name, sinks, timer.transition, message, now, status=variant,
+        thread_key=thread_for(rule, context),
     )  # fmt: skip
