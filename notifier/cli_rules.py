@@ -28,18 +28,16 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_objects import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
-from notifier.config import ConfigError, LoadedConfig, read_config
+from notifier.cli_timeline import add_timeline_command
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
-from notifier.kinds.registry import KINDS
-from notifier.objects import Kind, KubeObject
 from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
 from notifier.rules.silences import Silence
-from notifier.sinks.building import sink_problems
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
 
@@ -77,6 +75,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
     add_silence_options(test)
     test.set_defaults(handler=run_test)
+    add_timeline_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -90,7 +89,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = _load(args.file, out, read_files=not args.no_files)
+    loaded = load_for_test(args.file, out, read_files=not args.no_files)
     if loaded is None:
         return 1
     config = loaded.config
@@ -131,7 +130,7 @@ def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = _load(args.file, out)
+    loaded = load_for_test(args.file, out)
     if loaded is None:
         return 1
     try:
@@ -150,49 +149,14 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
-def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig | None:
-    """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
-    try:
-        loaded = read_config(path)
-    except ConfigError as exc:
-        print(exc, file=out)
-        return None
-    except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
-        return None
-    problems = sink_problems(loaded.config.sinks, read_files=read_files)
-    for problem in problems:
-        print(f"{path}: {problem}", file=out)
-    return None if problems else loaded
-
-
 def _transition(args: argparse.Namespace) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = _object(args.old) if args.old else None
-    new = _object(args.new) if args.new else None
+    old = read_object(args.old) if args.old else None
+    new = read_object(args.new) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )
-
-
-class _TextTimes(yaml.SafeLoader):
-    """YAML as kubectl writes it, with timestamps kept as the strings the API sends."""
-
-
-_TextTimes.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _object(path: Path) -> KubeObject:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
-    kinds = [str(kind) for kind in KINDS]
-    if not isinstance(data, dict) or data.get("kind") not in kinds:
-        raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
-    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
-    return obj
 
 
 def _labels(text: str | None) -> Mapping[str, str] | None:

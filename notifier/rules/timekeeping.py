@@ -64,6 +64,11 @@ class TimeKeeper:
                 decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
         now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
+        for flap in flaps.started:
+            steady = format_duration(flap.within)
+            decision.suppressed.append(
+                (flap.rule, f"flapping: told once, quiet until steady {steady}")
+            )
         return Followed(now_routes, ended, flaps.started, escalated)
 
     def _timers_ended(
