@@ -14,6 +14,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from notifier.kinds.registry import spec_of
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.durations import format_duration
@@ -53,7 +54,9 @@ class TimeKeeper:
         with self.lock:
             escalated = self._timers_ended(transition, ruleset, decision)
             for rule in routes:
-                if rule.waits and self._timers.start(rule, transition, transition.observed_at, 0):
+                if rule.waits and self._timers.start(
+                    rule, transition, entered(rule, transition), 0
+                ):
                     wait = format_duration(rule.hold_for or 0.0)
                     decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
             flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
@@ -124,3 +127,12 @@ class TimeKeeper:
         with self.lock:
             dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
         return min((due for due in dues if due is not None), default=None)
+
+
+def entered(rule: CompiledRule, transition: Transition) -> float:
+    """When the object entered the rule's states: by its own timestamps where its kind keeps
+    one (a Node condition's ``lastTransitionTime``), else when the worker saw it."""
+    seen = transition.observed_at
+    held = rule.to & transition.new_states
+    own = spec_of(transition.obj).entered_at(transition.obj, held)
+    return seen if own is None else min(seen, own)

@@ -250,3 +250,37 @@ def test_for_is_checked_at_load(match: dict[str, Any], action: str, fragment: st
         rule["sinks"] = ["console"]
     with pytest.raises((RulesError, ValueError), match=fragment):
         ruleset([rule])
+
+
+def _node(ready: str, since: str) -> dict[str, Any]:
+    condition = {"type": "Ready", "status": ready, "lastTransitionTime": since}
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "uid": "u"},
+            "status": {"conditions": [condition]}}  # fmt: skip
+
+
+def test_time_counts_from_the_objects_own_timestamp_where_it_keeps_one() -> None:
+    rule = {"name": "node-down", "match": {"kinds": ["Node"], "to": ["NotReady"], "for": "5m"},
+            "sinks": ["console"]}  # fmt: skip
+    engine = _engine([rule])
+    ten_minutes_ago = "2024-05-01T09:56:40Z"  # NOW - 600
+    went = transition(
+        _node("True", "2024-05-01T09:00:00Z"),
+        _node("False", ten_minutes_ago),
+        old_states={"Ready"},
+        new_states={"NotReady"},
+    )
+    engine.decide(replace(went, observed_at=NOW + 30))  # seen late (a restart's catch-up)
+    [told] = engine.tick(NOW + 30).notifications
+    assert "for 10m30s" in told.message.text
+
+
+def test_a_claim_pending_since_its_creation_is_timed_from_it() -> None:
+    rule = {"name": "unbound", "match": {"kinds": ["PersistentVolumeClaim"], "to": ["Pending"],
+            "for": "30m"}, "sinks": ["console"]}  # fmt: skip
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+             "metadata": {"name": "data", "namespace": "shop", "uid": "c",
+                          "creationTimestamp": "2024-05-01T09:00:00Z"},
+             "status": {"phase": "Pending"}}  # fmt: skip
+    engine = _engine([rule])
+    engine.decide(transition(None, claim, new_states={"Pending"}))
+    assert engine.next_due() == NOW - 4000 + 1800  # 09:00 + 30m
