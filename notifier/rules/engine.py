@@ -156,8 +156,7 @@ class RulesEngine:
         )  # fmt: skip
 
     def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
-        """What has come due: ``for:`` timers and flapping that is over (unless ``timers`` is
-        False), then digests (and lone group members). ``forget`` it once submitted."""
+        """What has come due (timers: ``_fire_due``), digests; ``forget`` it once submitted."""
         now = self._clock() if now is None else now
         fired = self._fire_due(now) if timers else Released()
         releases = self._noise.tick(now)
@@ -166,7 +165,8 @@ class RulesEngine:
         return joined(fired, Released(notifications, tokens))
 
     def _fire_due(self, now: float) -> Released:
-        """Timers come due (quieted as a transition would be now), flapping that is over."""
+        """Timers come due (quieted as a transition would be now; a muted or flapping rule's
+        not told), flapping that is over."""
         ruleset, told = self._rulesets(), Released()
         with self._time.lock:
             for timer, rule in self._time.due(ruleset, now):
@@ -181,9 +181,6 @@ class RulesEngine:
         """A ``for:`` come due (through noise control), an escalation step or a reminder."""
         transition = replace(timer.transition, observed_at=now)
         decision = Decision(matched=(rule.name,))
-        if rule.muted(now):
-            metrics.count_suppressed(metrics.SuppressReason.MUTE)
-            return []
         probe = Probe(transition, EvalContext(now, self._namespace_labels, self._owner_of))
         if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
             return []
@@ -221,11 +218,8 @@ class RulesEngine:
                 restored = joined(restored, Released(tokens=(member.token,)))
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
-            pending = _Pending(
-                rule,
-                transition,
-                _for_rule(self._context(ruleset, transition), rule.name, transition),
-            )
+            context = _for_rule(self._context(ruleset, transition), rule.name, transition)
+            pending = _Pending(rule, transition, context)
             restored = joined(restored, self._readmit(pending, member))
         if held:
             log.info("%d group members held before the restart are waiting again", len(held))

@@ -107,13 +107,18 @@ class TimeKeeper:
                 self._timers.start(rule, transition, now, step)
 
     def due(self, ruleset: Ruleset, now: float) -> list[tuple[Timer, CompiledRule | None]]:
-        """Timers come due, with the rule to tell them (None: it flaps, keep quiet).
+        """Timers come due, with the rule to tell them (None: it is muted or flaps: quiet).
 
         The caller holds ``lock`` until it has told them."""
         if not self.open:
             return []
-        due = self._timers.due(ruleset.timed, now)
-        return [(t, None if self._flaps.flapping(r.name, t.transition) else r) for t, r in due]
+        return [(t, self._telling(r, t, now)) for t, r in self._timers.due(ruleset.timed, now)]
+
+    def _telling(self, rule: CompiledRule, timer: Timer, now: float) -> CompiledRule | None:
+        if rule.muted(now):
+            metrics.count_suppressed(SuppressReason.MUTE)
+            return None
+        return None if self._flaps.flapping(rule.name, timer.transition) else rule
 
     def settled(self, now: float) -> list[Flap]:
         with self.lock:
