@@ -192,6 +192,10 @@ class _Compiler:
     ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
         match: MatchSpec = spec.match
         origins = frozenset(match.origins) if match.origins else default_origins(self._defaults)
+        if match.hold_for is not None and not match.origins:
+            # A level held for a time: what is already in it at start is timed too (so every
+            # replica, and a first start, times it), and told only once its ``for:`` ran out.
+            origins |= {Origin.INITIAL_LIST}
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
         compiler = MatchCompiler(self._problems, (*path, "match"))
         return compiler.compile(match, origins=origins, opt_out_annotation=optout)

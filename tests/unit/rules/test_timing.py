@@ -13,7 +13,7 @@ from notifier.rules.errors import RulesError
 from notifier.rules.ruleset import Ruleset
 from notifier.rules.silences import Silence, SilenceBook, parse_matchers
 from notifier.rules.timing import Timer
-from notifier.transitions.model import Transition
+from notifier.transitions.model import Origin, Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
 
 FIVE_MINUTES = 300.0
@@ -284,3 +284,13 @@ def test_a_claim_pending_since_its_creation_is_timed_from_it() -> None:
     engine = _engine([rule])
     engine.decide(transition(None, claim, new_states={"Pending"}))
     assert engine.next_due() == NOW - 4000 + 1800  # 09:00 + 30m
+
+
+def test_an_object_already_in_the_state_at_start_is_timed_and_others_stay_quiet() -> None:
+    instant = {"name": "instant", "match": {"kinds": ["Pod"], "to": ["CrashLoopBackOff"]},
+               "sinks": ["console"], "continue": True}  # fmt: skip
+    engine = _engine([instant, RULE])
+    listed = replace(crashloop(), origin=Origin.INITIAL_LIST, old=None, old_states=frozenset())
+    assert engine.decide(listed).notifications == []  # the first start stays quiet
+    [told] = engine.tick(NOW + FIVE_MINUTES).notifications  # but its level is timed
+    assert told.rule == "stays-crashing"
