@@ -31,12 +31,13 @@ import yaml
 from notifier.cli_rules_bodies import print_bodies
 from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
+from notifier.cli_timeline import add_timeline_command
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
-from notifier.rules.engine import preview
+from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
@@ -91,6 +92,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
     add_silence_options(test)
     test.set_defaults(handler=run_test)
+    add_timeline_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

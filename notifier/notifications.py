@@ -34,7 +34,8 @@ FACT_NAMES = frozenset(
         "changes_text", "details", "replicas", "labels", "annotations", "observed_at",
         "catch_up", "final_state_unknown", "status", "resolved", "resolved_states", "told_severity",
         "fingerprint", "count", "omitted", "members", "items", "group", "group_text", "kinds",
-        "rule_labels", "send_resolved", "fired_at", "told_states", "context",
+        "rule_labels", "send_resolved", "fired_at", "told_states", "context", "active_since",
+        "active_for",
     }
 )  # fmt: skip
 

@@ -80,6 +80,22 @@ class MatchSpec(_Spec):
     changed_fields: list[str] = Field(default=[], alias="fields")
     owner: OwnerSpec | None = None
     origins: list[Origin] | None = None  # None: the defaults' origins
+    # Fire only once the object has stayed in one of its ``to:`` states this long (pending first)
+    hold_for: Duration | None = Field(default=None, alias="for")
+
+
+class FlappingSpec(_Spec):
+    """An object entering and leaving the rule's states ``changes`` times within ``within``."""
+
+    changes: int = Field(ge=2, le=1000)
+    within: Duration
+
+
+class EscalationSpec(_Spec):
+    """Still firing ``after`` its notification (not resolved, not silenced): tell ``sinks`` too."""
+
+    after: Duration
+    sinks: list[str] = Field(min_length=1)
 
 
 class RuleSpec(_Spec):
@@ -102,6 +118,8 @@ class RuleSpec(_Spec):
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
+    flapping: FlappingSpec | None = None  # one "flapping" message, then quiet until stable
+    escalate: list[EscalationSpec] = []  # still firing after a while: more sinks, once per step
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None

@@ -35,7 +35,7 @@ SINGLE_NAMES = frozenset(
         "restart_count", "exit_code", "owner", "owner_text", "age", "age_seconds", "changes",
         "changes_text", "details", "replicas", "labels", "annotations", "obj", "old", "new",
         "observed_at", "catch_up", "final_state_unknown", "status", "resolved",
-        "resolved_states", "told_severity", "fingerprint",
+        "resolved_states", "told_severity", "fingerprint", "active_since", "active_for",
     }
 )  # fmt: skip
 DIGEST_NAMES = frozenset(
@@ -88,6 +88,8 @@ def single_context(
         "resolved_states": [],
         "told_severity": "",  # in a resolution: the severity of what was told
         "fingerprint": "",  # the engine's: one rule, one object, firing and resolved alike
+        "active_since": "",  # set when a rule's ``for:`` came due: when the state was entered
+        "active_for": "",  # and how long ago, as ``15m``
     }
     context.update(_transition_text(transition, cluster))
     context.update(_age(meta.creation_timestamp, transition.observed_at))
@@ -120,6 +122,18 @@ def resolution_context(context: dict[str, Any], states: frozenset[str]) -> dict[
         "transition": text,
         "summary": f"{prefix}{where}: {text}",
         "severity": "info",
+    }
+
+
+def held_context(context: dict[str, Any], since: float, now: float) -> dict[str, Any]:
+    """``context`` of a state a ``for:`` timed: since when, for how long (``... for 15m``)."""
+    held = format_duration(now - since)
+    return {
+        **context,
+        "active_since": rfc3339(since),
+        "active_for": held,
+        "transition": f"{context['transition']} for {held}",
+        "summary": f"{context['summary']} for {held}",
     }
 
 

@@ -31,6 +31,7 @@ class Parts:
     config_maps: Sequence[WatchedConfigMap] = ()  # the rules and silences ConfigMaps, if watched
     state_alive: Callable[[], bool] = lambda: True
     credentials_refused: Callable[[], dict[str, str]] = dict
+    ticker_alive: Callable[[], bool] = lambda: True  # group digests and ``for:`` timers
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -39,6 +40,7 @@ def liveness(parts: Parts) -> list[Check]:
     checks.append(flag("workers", lambda: parts.workers.alive, "a worker thread died"))
     checks.append(threshold("worker-busy", parts.workers.longest_busy_seconds, parts.wedged_after))
     checks.append(flag("state-writer", parts.state_alive, "the state writer thread is gone"))
+    checks.append(flag("rules-ticker", parts.ticker_alive, "the rules' clock thread is gone"))
     checks.append(_threads)
     return checks
 

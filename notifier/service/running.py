@@ -62,6 +62,7 @@ from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker, both
+from notifier.service.timers import DurableTimers
 from notifier.service.watch_changes import WatchChanges
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
@@ -188,6 +189,7 @@ class _Service:
         kinds = holder.current.kinds
         holding = DurableHolding(state.held, kinds) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
+        timers = DurableTimers(state.timers, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -195,6 +197,7 @@ class _Service:
             holding=holding,
             firings=firings,
             silences=self.silences,
+            timers=timers,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
@@ -229,7 +232,11 @@ class _Service:
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
         self.settling = Settling(
-            intake=self.intake, known=self.known, commit=self._commit, stop=self.signals.stop
+            intake=self.intake,
+            known=self.known,
+            commit=self._commit,
+            stop=self.signals.stop,
+            caught_up=self.engine.caught_up,
         )
         self.informers = InformerSet(
             [
@@ -311,6 +318,7 @@ class _Service:
             config_maps=self.watched_config_maps,
             state_alive=lambda: self.state is None or self.state.healthy,
             credentials_refused=self.credentials.refused,
+            ticker_alive=lambda: self.ticker.alive,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),

@@ -15,6 +15,9 @@ rather than guessed at.
   digest is in the outbox (version 3).
 - ``firing``: what a rule with ``send_resolved`` told about an object and is
   not over yet, so a resolution after a restart is still sent (version 4).
+- ``timers``: a rule's ``for:``, escalation steps and reminders timing an object
+  in its states: pending, or fired and not yet left, with the transition to
+  tell (version 5).
 - ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
   first acted on the whole initial list (version 3).
 """
@@ -96,6 +99,19 @@ CREATE TABLE IF NOT EXISTS firing (
     states TEXT NOT NULL,
     fired_at REAL NOT NULL,
     PRIMARY KEY (rule, kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS timers (
+    rule TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    since REAL NOT NULL,
+    fired INTEGER NOT NULL,
+    told INTEGER NOT NULL,
+    wanted TEXT NOT NULL,
+    transition BLOB NOT NULL,
+    PRIMARY KEY (rule, step, kind, key)
 );
 """
     + _SEEN
