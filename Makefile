@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install assets lint format typecheck unit integration test demo bench clean
+.PHONY: install assets actionlint lint format typecheck unit integration test demo bench clean
 
 install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
@@ -16,10 +16,14 @@ $(STAMP): pyproject.toml constraints.txt
 assets:  ## build etcd, kube-apiserver, ... from Go modules into ~/.cache (skips what is there)
 	$(PY) -m tests.controlplane.assets build
 
-lint: install
+actionlint:  ## the GitHub workflow checker, built from its Go module like the assets (once)
+	$(PY) -m tests.controlplane.assets build actionlint >/dev/null
+
+lint: install actionlint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$$($(PY) -m tests.controlplane.assets path actionlint) -no-color -shellcheck=$(BIN)/shellcheck
 
 format: install
 	$(BIN)/ruff format .
