@@ -34,6 +34,7 @@ from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
+from notifier.kinds.registry import Kinds
 from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
@@ -148,7 +149,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if loaded is None:
         return Exit.CONFIG
     try:
-        transition = _transition(args)
+        transition = _transition(args, loaded.kinds)
         labels = _labels(args.namespace_labels)
         silences = read_silences(args)
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
@@ -179,11 +180,11 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
     return None if problems else loaded
 
 
-def _transition(args: argparse.Namespace) -> Transition | None:
+def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = read_object(args.old) if args.old else None
-    new = read_object(args.new) if args.new else None
+    old = read_object(args.old, known) if args.old else None
+    new = read_object(args.new, known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )

@@ -18,7 +18,7 @@ import yaml
 
 from notifier.config import ConfigError, LoadedConfig, read_config_text
 from notifier.config.loading import read_text
-from notifier.kinds.registry import KINDS
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
 
 _BARE_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -34,7 +34,7 @@ _TextTimes.yaml_implicit_resolvers = {
 }
 
 
-def read_object(path: Path) -> KubeObject:
+def read_object(path: Path, known: Kinds = KINDS) -> KubeObject:
     """The one object in ``path``: ``kubectl get -o yaml`` output, a List of one included."""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
@@ -42,11 +42,11 @@ def read_object(path: Path) -> KubeObject:
         raise ValueError(_yaml_problem(path, exc)) from None
     if isinstance(data, dict) and data.get("kind") == "List":
         data = _only_item(path, data.get("items"))
-    kinds = [str(kind) for kind in KINDS]
+    kinds = [str(kind) for kind in known]
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
     try:
-        obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
+        obj: KubeObject = msgspec.convert(data, type=known[Kind(data["kind"])].struct)
     except msgspec.ValidationError as exc:
         raise ValueError(f"{path}: not a {data['kind']} as the API writes it: {exc}") from None
     return obj

@@ -30,12 +30,13 @@ from pydantic import ValidationError
 from notifier.config.comments import CommentHint, comment_hints
 from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
-from notifier.config.kinds import declare_resources
+from notifier.config.kinds import config_kinds
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
 from notifier.config.partial import partial_source
 from notifier.config.reachability import unreachable
 from notifier.config.validating import Problem, problems_of
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.errors import KeyPath, RulesError, format_path
 from notifier.rules.ruleset import Ruleset
@@ -45,6 +46,7 @@ from notifier.rules.ruleset import Ruleset
 class LoadedConfig:
     config: Config
     ruleset: Ruleset
+    kinds: Kinds  # the built-in kinds and the config's custom resources
     warnings: tuple[ConfigIssue, ...]
     digest: str  # sha256 of the document after ${VAR} expansion
     source: str
@@ -98,8 +100,9 @@ def read_config_text(
         report.add(path, message, position)
     data = {} if document.data is None else document.data
     config = _validated(data, report, frozenset(document.from_environment))
-    ruleset = _compiled(config, data, report)
-    for path, message in unreachable(config) if config is not None else ():
+    kinds = _kinds(config, report)
+    ruleset = _compiled(config, kinds, data, report)
+    for path, message in unreachable(config, kinds) if config is not None else ():
         report.add(path, message)
     hints = comment_hints(text, document)
     if report.issues:
@@ -111,7 +114,7 @@ def read_config_text(
         [*(_hint_warning(hint, comment, source_name) for hint, comment in hints),
          *secret_warnings(document, source_name)]
     )  # fmt: skip
-    return LoadedConfig(config, ruleset, warnings, _digest(data), source_name)
+    return LoadedConfig(config, ruleset, kinds, warnings, _digest(data), source_name)
 
 
 def _hint_warning(hint: CommentHint, comment: str, source: str) -> ConfigIssue:
@@ -155,7 +158,7 @@ def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config
         for problem in problems_of(exc, data, Config, hidden):
             report.add_problem(problem)
         return None
-    for path, message in [*_duplicate_sinks(config), *declare_resources(config.watch)]:
+    for path, message in _duplicate_sinks(config):
         report.add(path, message)
     return config
 
@@ -171,12 +174,22 @@ def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
     return found
 
 
-def _compiled(config: Config | None, data: Any, report: _Report) -> Ruleset | None:
+def _kinds(config: Config | None, report: _Report) -> Kinds:
+    """The config's kinds (the built-in ones when it failed validation: see ``partial``)."""
+    if config is None:
+        return KINDS
+    kinds, problems = config_kinds(config.watch)
+    for path, message in problems:
+        report.add(path, message)
+    return kinds
+
+
+def _compiled(config: Config | None, kinds: Kinds, data: Any, report: _Report) -> Ruleset | None:
     if config is None:
         _compile_partly(data, report)
         return None
     try:
-        return compile_ruleset(_source_of(config))
+        return compile_ruleset(_source_of(config, kinds))
     except RulesError as exc:
         for problem in exc.problems:
             report.add(problem.path, problem.message)
@@ -203,7 +216,7 @@ def _compile_partly(data: Any, report: _Report) -> None:
                 report.add(problem.path, problem.message)
 
 
-def _source_of(config: Config) -> RulesSource:
+def _source_of(config: Config, kinds: Kinds) -> RulesSource:
     return RulesSource(
         rules=list(enumerate(config.rules)),
         defaults=config.defaults,
@@ -213,6 +226,7 @@ def _source_of(config: Config) -> RulesSource:
         sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
         inhibit_rules=config.inhibit_rules,
+        kinds=kinds,
     )
 
 

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from notifier.config.kinds import declare_resources
+from notifier.config.kinds import config_kinds
 from notifier.config.model import WatchConfig
 from notifier.kinds.config import ResourceSpec
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.rules.errors import KeyPath
@@ -29,6 +30,7 @@ class PartialSource:
     source: RulesSource | None
     declared: list[tuple[KeyPath, str]]  # problems of the valid resources (a repeat, a built-in)
     broken_rules: frozenset[int]  # rules naming a kind whose declaration is broken
+    kinds: Kinds = KINDS  # the built-in kinds and the valid resources
 
     def follows_from_broken(self, path: KeyPath) -> bool:
         return len(path) > 1 and path[0] == "rules" and path[1] in self.broken_rules
@@ -38,13 +40,13 @@ def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> Pa
     """``invalid_rules``: positions of rules validation refused already (not validated again)."""
     if not isinstance(data, dict):
         return PartialSource(None, [], frozenset())
-    declared, broken_kinds = _declare_valid_resources(data.get("watch"))
+    kinds, declared, broken_kinds = _declare_valid_resources(data.get("watch"))
     rules = data.get("rules", [])
     items = list(enumerate(rules if isinstance(rules, list) else []))
     broken = frozenset(i for i, item in items if _names_any(item, broken_kinds))
     defaults = _valid(DefaultsSpec, data.get("defaults", {}))
     if defaults is None:
-        return PartialSource(None, declared, broken)
+        return PartialSource(None, declared, broken, kinds)
     source = RulesSource(
         rules=[
             (i, rule)
@@ -56,12 +58,15 @@ def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> Pa
         mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),
         sinks=_sink_names(data.get("sinks")),
         cluster_name=str(data.get("cluster_name", "")),
+        kinds=kinds,
     )
-    return PartialSource(source, declared, broken)
+    return PartialSource(source, declared, broken, kinds)
 
 
-def _declare_valid_resources(watch: Any) -> tuple[list[tuple[KeyPath, str]], frozenset[str]]:
-    """Declare each valid resource; the kinds of the broken ones."""
+def _declare_valid_resources(
+    watch: Any,
+) -> tuple[Kinds, list[tuple[KeyPath, str]], frozenset[str]]:
+    """The kinds with each valid resource declared, their problems; the broken ones' kinds."""
     items = watch.get("resources") if isinstance(watch, dict) else None
     valid: list[ResourceSpec] = []
     broken: set[str] = set()
@@ -71,8 +76,8 @@ def _declare_valid_resources(watch: Any) -> tuple[list[tuple[KeyPath, str]], fro
             valid.append(spec)
         elif isinstance(item, dict) and isinstance(item.get("kind"), str):
             broken.add(item["kind"])
-    declared = declare_resources(WatchConfig.model_construct(resources=valid, kinds=[]))
-    return declared, frozenset(broken)
+    kinds, declared = config_kinds(WatchConfig.model_construct(resources=valid, kinds=[]))
+    return kinds, declared, frozenset(broken)
 
 
 def _names_any(rule: Any, kinds: frozenset[str]) -> bool:

@@ -17,42 +17,44 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from notifier.config.model import Config
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath
 from notifier.sinks.config import SlackSinkConfig
-from notifier.transitions.vocabulary import all_kinds, names_for
 
 Finding = tuple[KeyPath, str]
 
 
-def unreachable(config: Config) -> list[Finding]:
+def unreachable(config: Config, kinds: Kinds = KINDS) -> list[Finding]:
     watched = frozenset(config.watch.watched())
     found: list[Finding] = []
     for index, rule in enumerate(config.rules):
         path: KeyPath = ("rules", index)
-        found.extend(_match_findings(rule.match, (*path, "match"), watched))
+        found.extend(_match_findings(rule.match, (*path, "match"), watched, kinds))
         if rule.thread_by is not None:
             sinks = rule.sinks or config.defaults.sinks
             found.extend(_thread_findings(config, sinks, (*path, "thread_by"), rule.thread_by))
     for index, inhibit in enumerate(config.inhibit_rules):
         for side in ("source", "target"):
             where: KeyPath = ("inhibit_rules", index, side)
-            found.extend(_match_findings(getattr(inhibit, side), where, watched))
+            found.extend(_match_findings(getattr(inhibit, side), where, watched, kinds))
     return found
 
 
-def _match_findings(match: MatchSpec, path: KeyPath, watched: frozenset[Kind]) -> Iterator[Finding]:
-    known = all_kinds()
+def _match_findings(
+    match: MatchSpec, path: KeyPath, watched: frozenset[Kind], kinds: Kinds
+) -> Iterator[Finding]:
+    known = kinds.all
     for position, kind in enumerate(match.kinds):
         if kind in known and kind not in watched:
             yield (*path, "kinds", position), _not_watched(kind, watched)
     if match.kinds:
         return  # words of the kinds named are checked by the compiler
-    vocabulary = frozenset().union(*(names_for(kind) for kind in watched & known))
+    vocabulary = frozenset().union(*(kinds.names_for(kind) for kind in watched & known))
     for key, words in (("to", match.to), ("from", match.from_states)):
         for position, word in enumerate(words):
-            owners = sorted(kind for kind in known if word in names_for(kind))
+            owners = sorted(kind for kind in known if word in kinds.names_for(kind))
             if owners and word not in vocabulary:
                 yield (*path, key, position), _word_not_watched(word, owners, watched)
 

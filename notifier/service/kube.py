@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import urllib3.exceptions
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
@@ -40,6 +41,7 @@ def check_access(
     namespaces: Sequence[str],
     *,
     namespace_labels: bool = False,
+    known: Kinds = KINDS,
 ) -> None:
     """List one object of each kind in each scope: a clear error now beats a retry loop later.
 
@@ -50,10 +52,11 @@ def check_access(
     listed too. Only a refusal (401/403) stops us. An API server that cannot be
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
+    resources = [resource_for(kind, known) for kind in kinds]
     lists = [
-        (resource_for(kind).path(namespace), resource_for(kind).plural, _group(kind), namespace)
-        for kind in kinds
-        for namespace in scopes(resource_for(kind), namespaces)
+        (resource.path(namespace), resource.plural, resource.api.group_version, namespace)
+        for resource in resources
+        for namespace in scopes(resource, namespaces)
     ]
     if namespace_labels:
         lists.append((NAMESPACES_PATH, "namespaces", "v1", None))
@@ -71,10 +74,6 @@ def not_served(plural: str, group: str) -> str:
         "the resource out of watch.resources / watch.kinds; until then it is watched "
         "again with backoff and /readyz says not synced"
     )
-
-
-def _group(kind: Kind) -> str:
-    return resource_for(kind).api.group_version
 
 
 def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: str | None) -> bool:

@@ -19,7 +19,7 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 
 from notifier.source.credentials import ClusterAccess
-from notifier.source.resources import STATUS_DECODER
+from notifier.source.listwatch import STATUS_DECODER
 
 CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
