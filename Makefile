@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install assets browser lint format typecheck unit integration test demo bench clean
+.PHONY: install assets actionlint browser lint format typecheck unit integration test demo bench clean
 
 install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
@@ -22,10 +22,14 @@ browser:  ## installs chromium and chromium-driver with apt-get when either is m
 	  { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q && \
 	    $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium chromium-driver; }
 
-lint: install
+actionlint:  ## the GitHub workflow checker, built from its Go module like the assets (once)
+	$(PY) -m tests.controlplane.assets build actionlint >/dev/null
+
+lint: install actionlint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$$($(PY) -m tests.controlplane.assets path actionlint) -no-color -shellcheck=$(BIN)/shellcheck
 
 format: install
 	$(BIN)/ruff format .

@@ -130,14 +130,22 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    import urllib3  # noqa: PLC0415
+
     from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
-    from notifier.service.kube import KubeAccessError, cluster_access  # noqa: PLC0415
-    from notifier.source.client import RawClient  # noqa: PLC0415
+    from notifier.service.kube import KubeAccessError, cluster_access, failure  # noqa: PLC0415
+    from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 
     try:
         client = RawClient(cluster_access(args.kubeconfig, args.context))
     except KubeAccessError as err:
         print(f"error: {err}", file=out)
+        return Exit.CLUSTER
+    try:  # an answer here means the access reviews below are answered too
+        client.get("/api", {})
+    except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+        print(f"error: cannot ask about {args.service_account}: {failure(client.server, err)}",
+              file=out)  # fmt: skip
         return Exit.CLUSTER
     missing = missing_access(client, config, account=args.service_account)
     for line in missing:

@@ -21,6 +21,7 @@ parsed, and building the data stops past ``MAX_NODES`` values or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,8 @@ MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
 MAX_DEPTH = 64
 MAX_NODES = 100_000  # bounds alias and merge expansion ("billion laughs")
 _STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]{0,17})")  # sexagesimal, 0x, 0o, 1_000: PyYAML's
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 Pairs = list[tuple[Node, Node]]
 
@@ -195,6 +198,8 @@ class _Builder:
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
         if node.tag == _STR_TAG:  # most values: text as written, no constructor needed
             return self._expanded(node, path) if "$" in node.value else node.value
+        if node.tag == _INT_TAG and _DECIMAL.fullmatch(node.value):  # PyYAML's is slow
+            return int(node.value)
         return self._constructed(node, path)
 
     def _expanded(self, node: ScalarNode, path: KeyPath) -> Any:

@@ -57,9 +57,14 @@ def problems_of(
 
 
 def _secret(path: KeyPath, from_environment: frozenset[KeyPath]) -> bool:
-    if any(path[:end] in from_environment for end in range(len(path) + 1)):
+    if from_environment and any(path[:end] in from_environment for end in range(len(path) + 1)):
         return True
-    return any(word in str(part).lower() for part in path for word in _SECRET_WORDS)
+    return _names_a_secret(tuple(part for part in path if isinstance(part, str)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_a_secret(keys: tuple[str, ...]) -> bool:
+    return any(word in key.lower() for key in keys for word in _SECRET_WORDS)
 
 
 def _kept(

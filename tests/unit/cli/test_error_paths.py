@@ -149,3 +149,38 @@ def test_the_exit_codes_are_documented() -> None:
         if (cells := line.split("|"))[1:2] and cells[1].strip(" `").isdigit()
     ]
     assert codes == sorted(int(code) for code in Exit)
+
+
+def test_rules_test_with_silences_from_no_api_server_is_one_line(
+    cli: Cli, write: Write, closed_port: int
+) -> None:
+    server = f"http://127.0.0.1:{closed_port}"
+    kube = kubeconfig(write, server)
+    config = write("c.yaml", "")
+    pod = write("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: d}\n")
+    run = cli("rules", "test", str(config), "--new", str(pod),
+              "--silences-config-map", "ops/silences", "--kubeconfig", str(kube))  # fmt: skip
+    assert run.code == Exit.FAILED
+    assert run.out == (
+        f"error: silences from ops/silences: cannot reach the API server at {server}: "
+        "connection refused (is the cluster up, and do --kubeconfig/--context name it?)\n"
+    )
+
+
+def test_an_rbac_check_that_cannot_ask_the_cluster_fails(
+    cli: Cli, write: Write, refusing: WebhookServer
+) -> None:
+    kube = kubeconfig(write, refusing.base_url)
+    config = write(
+        "c.yaml",
+        "sinks: [{name: o, type: console}]\n"
+        "rules: [{name: r, match: {kinds: [Pod]}, sinks: [o], enrich: [logs]}]\n",
+    )
+    run = cli(
+        "rules", "check", str(config), "--service-account", "ops/kn", "--kubeconfig", str(kube)
+    )
+    assert run.code == Exit.CLUSTER
+    assert run.out.splitlines()[-1].startswith(
+        f"error: cannot ask about ops/kn: the API server at {refusing.base_url} refused our "
+        "credentials (401 Unauthorized)"
+    )
