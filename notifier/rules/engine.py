@@ -44,10 +44,10 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.templating.rendering import render_message
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
