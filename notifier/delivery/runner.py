@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from notifier.delivery.attempts import Attempts, Clocks
 from notifier.delivery.envelope import Envelope
+from notifier.delivery.failures import RecentFailures
 from notifier.delivery.intake import Intake
 from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.metrics import DROPPED, SinkLabels
@@ -54,8 +55,10 @@ class SinkRunner:
         clocks: Clocks,
         rng: random.Random,
         enriched: Callable[[Notification], Notification] = lambda n: n,
+        failures: RecentFailures | None = None,
     ) -> None:
         self._target = target
+        self._failures = failures
         self._enriched = enriched
         self._clocks = clocks
         self._outbox = outbox
@@ -188,6 +191,7 @@ class SinkRunner:
             clocks=self._clocks,
             halted=self._halted,
             enriched=self._enriched,
+            failures=self._failures,
         )
 
     def _work(self) -> None:

@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
 from notifier.state.alerts import OpenAlerts
 from notifier.state.config import StateConfig
@@ -56,6 +57,10 @@ class StateStore:
         self.firing = FiringRows(self._writer, self._reader)
         self.alerts = OpenAlerts(self._writer, self._reader, clock=clock)
         self._writer.start()
+
+    @property
+    def path(self) -> Path:
+        return self._path
 
     @property
     def healthy(self) -> bool:
