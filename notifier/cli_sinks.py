@@ -35,7 +35,9 @@ def add_sink_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     commands = sinks.add_subparsers(dest="sinks_command", required=True)
     test = commands.add_parser("test", help="send one marked test notification through a sink")
     test.add_argument("name", help="the sink's name in the config")
-    test.add_argument("--config", type=Path, required=True)
+    test.add_argument(
+        "--config", type=Path, required=True, help="the config file (its secret files are read)"
+    )
     test.set_defaults(handler=run_test)
 
 
