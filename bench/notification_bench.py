@@ -46,10 +46,10 @@ from bench.rules_bench import crashloop_in
 from notifier.notifications import MessageForm
 from notifier.rules.facts import single_context
 from notifier.rules.library import Role, builtin_specs, builtin_template
-from notifier.rules.rendering import render_message
 from notifier.sinks.transport import Transport
 from notifier.state.schema import migrate
 from notifier.templating.environment import make_environment
+from notifier.templating.rendering import render_message
 
 MAX_ITERATIONS = 5_000
 TIME_BUDGET_SECONDS = 3.0

@@ -22,9 +22,12 @@ from notifier.sinks.base import Receiver, SendError
 from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.transport import clear_last_reply, last_reply
 from notifier.templating.environment import format_duration
+from notifier.text import without_controls
 
 TEST_RULE = "kube-notifier-test"
+_SHOWN_BYTES = 500
 
 
 def add_sink_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,7 +35,9 @@ def add_sink_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentPa
     commands = sinks.add_subparsers(dest="sinks_command", required=True)
     test = commands.add_parser("test", help="send one marked test notification through a sink")
     test.add_argument("name", help="the sink's name in the config")
-    test.add_argument("--config", type=Path, required=True)
+    test.add_argument(
+        "--config", type=Path, required=True, help="the config file (its secret files are read)"
+    )
     test.set_defaults(handler=run_test)
 
 
@@ -54,6 +59,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"{args.config}: {err}", file=out)
         return 2
     note = test_notification(args.name, config.cluster_name)
+    clear_last_reply()
     started = time.monotonic()
     try:
         sink.send(note)
@@ -61,14 +67,24 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except SendError as err:
         again = "a retry could help" if err.retryable else "a retry would not help"
         print(f"sink {args.name} ({sink.integration}): FAILED: {err} ({again})", file=out)
+        _print_answer(out)
         return 1
     finally:
         sink.close()
     shown = format_duration(took) if took >= 1 else f"{took * 1000:.0f} ms"
     print(f"sink {args.name} ({sink.integration}): OK: the receiver took it in {shown}", file=out)
+    _print_answer(out)
     if isinstance(sink, Receiver):
         print(sink.preview(note), file=out)
     return 0
+
+
+def _print_answer(out: TextIO) -> None:
+    """The receiver's last HTTP answer: its status and the start of its body."""
+    reply = last_reply()
+    if reply is not None:
+        body = reply.body[:_SHOWN_BYTES].decode("utf-8", errors="replace")
+        print(f"answer: HTTP {reply.status} {without_controls(body)}".rstrip(), file=out)
 
 
 def test_notification(sink: str, cluster: str) -> Notification:

@@ -33,7 +33,7 @@ from notifier.rules.muting import MuteWindow, compile_window
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.rules.templating import CompiledTemplate
+from notifier.templating.compiling import CompiledTemplate
 from notifier.transitions.model import Origin
 
 DEFAULT_ROUTE = "default"

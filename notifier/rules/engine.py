@@ -47,13 +47,13 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
+from notifier.templating.rendering import render_message
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]

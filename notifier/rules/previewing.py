@@ -9,8 +9,8 @@ from notifier.rules.group_keys import thread_for
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.notifying import fingerprint, for_transition
-from notifier.rules.rendering import render_message
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
+from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 

@@ -34,7 +34,7 @@ from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
-from notifier.rules.templating import CompiledTemplate
+from notifier.templating.compiling import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})

@@ -29,6 +29,7 @@ from notifier.sinks.email import build_email
 from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.googlechat import GoogleChatSinkConfig, build_googlechat
 from notifier.sinks.mattermost import MattermostSinkConfig, build_mattermost
+from notifier.sinks.message_template import MessageTemplateSpec, SinkMessageTemplate
 from notifier.sinks.msteams import TeamsSinkConfig, build_msteams
 from notifier.sinks.opsgenie import OpsgenieSinkConfig, build_opsgenie
 from notifier.sinks.pagerduty import PagerDutySinkConfig, build_pagerduty
@@ -95,7 +96,10 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         resolved_url=_resolved_url(config.name, config.resolved_url, url),
     )
     try:
-        return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
+        return WebhookSink(
+            config.name, target, pool_size=config.delivery.concurrency,
+            template=_own_template(config.name, config.template),
+        )  # fmt: skip
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
         raise SinkBuildError(
@@ -132,8 +136,13 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
         poster = IncomingWebhookPoster(url=url, timeout=config.timeout_seconds, proxy=config.proxy)
     scope = f"{config.name}@{config.channel or ''}"
     return SlackSink(
-        config.name, poster, threads=threads if config.threads else None, thread_scope=scope
-    )
+        config.name, poster, threads=threads if config.threads else None, thread_scope=scope,
+        template=_own_template(config.name, config.template),
+    )  # fmt: skip
+
+
+def _own_template(sink: str, spec: MessageTemplateSpec | None) -> SinkMessageTemplate | None:
+    return None if spec is None else SinkMessageTemplate(sink, spec)
 
 
 def _resolved_url(sink: str, resolved: str | None, url: str) -> str | None:

@@ -24,6 +24,7 @@ from notifier.sinks.discord import DiscordSinkConfig
 from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.googlechat import GoogleChatSinkConfig
 from notifier.sinks.mattermost import MattermostSinkConfig
+from notifier.sinks.message_template import MessageTemplateSpec
 from notifier.sinks.msteams import TeamsSinkConfig
 from notifier.sinks.opsgenie import OpsgenieSinkConfig
 from notifier.sinks.pagerduty import PagerDutySinkConfig
@@ -62,7 +63,12 @@ class WebhookSinkConfig(SinkConfigBase, HttpSettings):
     headers: dict[str, str] = {}
     hmac_secret: SecretStr | None = None
     hmac_secret_file: str | None = None
+    # The sink's own message from the facts (parts left out are the rule's): message_template.py
+    template: MessageTemplateSpec | None = None
     delivery: WebhookDeliveryOptions = WebhookDeliveryOptions()
+
+    def message_forms(self) -> frozenset[MessageForm]:
+        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @model_validator(mode="after")
     def _one_source_per_secret(self) -> Self:
@@ -86,7 +92,11 @@ class SlackSinkConfig(SinkConfigBase):
     timeout_seconds: float = Field(default=10.0, gt=0)
     proxy: str | None = None  # as a webhook's: None from the environment, "direct" for none
     threads: bool = True
+    template: MessageTemplateSpec | None = None  # as a webhook's: message_template.py
     delivery: SlackDeliveryOptions = SlackDeliveryOptions()
+
+    def message_forms(self) -> frozenset[MessageForm]:
+        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @property
     def uses_bot_token(self) -> bool:

@@ -34,7 +34,7 @@ class ConsoleSink:
 
     @property
     def capabilities(self) -> Capabilities:
-        return Capabilities()
+        return Capabilities(resolve=True)  # a resolution is a line like any other
 
     def preview(self, notification: Notification) -> str:
         return "".join(

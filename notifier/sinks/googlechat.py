@@ -24,8 +24,8 @@ class GoogleChatSinkConfig(WebhookUrlConfigBase):
 
 class GoogleChatShape:
     integration = "googlechat"
-    # Threads by key, kept by Google Chat: nothing to remember on our side.
-    capabilities = Capabilities(resolve=True, threads=False, update_in_place=False)
+    # Threads by key, kept by Google Chat: nothing to remember on our side (no ThreadStore).
+    capabilities = Capabilities(resolve=True, threads=True, update_in_place=False)
 
     def __init__(self, template: ReceiverTemplate, url: str) -> None:
         self._template = template

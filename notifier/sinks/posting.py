@@ -66,7 +66,7 @@ class PostingSink:
         self._shape = shape
         self._transport = transport
         self._headers = dict(headers or {})
-        self._threads = threads if shape.capabilities.threads else None
+        self._threads = threads  # given to shapes whose service threads by the first message's id
         self._scope = f"{name}@{shape.integration}"
         self._clock = clock
         self._stripes = tuple(threading.Lock() for _ in range(_LOCK_STRIPES))

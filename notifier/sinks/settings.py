@@ -62,6 +62,10 @@ class SinkConfigBase(Strict):
     # sink's fallback); a rule renders only what its sinks send.
     forms: ClassVar[frozenset[MessageForm]] = ALL_FORMS
 
+    def message_forms(self) -> frozenset[MessageForm]:
+        """What the rules render for this sink (``forms``, plus facts when it renders itself)."""
+        return self.forms
+
     @property
     def pacing_group(self) -> str:
         """Sinks in the same group share one pace (and one Retry-After hold)."""

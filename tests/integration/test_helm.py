@@ -521,6 +521,7 @@ def _own(namespace: str, *, configmap: bool = True, lease: bool = False) -> set[
 EXPECTED_GRANTS: dict[str, set[Grant]] = {
     "minimal-values.yaml": _workloads("*") | _own("kn"),
     "slack-webhook-values.yaml": _workloads("*") | _own("kn"),
+    "alertmanager-values.yaml": _workloads("*") | _own("kn"),  # a sink adds no RBAC
     "ha-values.yaml": _workloads("*")
     | {("*", "", "namespaces", verb, "") for verb in ("get", "list", "watch")}
     | _own("kn", lease=True),

@@ -41,6 +41,7 @@ def test_a_receiver_that_takes_it_exits_0(
     assert main(["sinks", "test", name, "--config", str(_config(tmp_path, server))]) == 0
     out = capsys.readouterr().out
     assert f"sink {name} (" in out and "OK: the receiver took it" in out
+    assert "answer: HTTP 200" in out
     [request] = server.received()
     assert "kube-notifier test of sink" in request.body.decode()
 
@@ -48,9 +49,13 @@ def test_a_receiver_that_takes_it_exits_0(
 def test_a_receiver_that_refuses_it_exits_1_and_says_why(
     tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    server.answer(Reply(401))
+    server.answer(
+        Reply(401, body=b'{"status":"unrecognized object","message":"Event object is invalid"}')
+    )
     assert main(["sinks", "test", "pd", "--config", str(_config(tmp_path, server))]) == 1
-    assert "FAILED: http_401 (a retry would not help)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "FAILED: http_401 (a retry would not help)" in out
+    assert 'answer: HTTP 401 {"status":"unrecognized object","message":"Event object' in out
 
 
 def test_an_unknown_sink_exits_2_naming_the_sinks(

@@ -6,6 +6,7 @@ what the sink says."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any, get_args
 
 import pytest
@@ -167,3 +168,16 @@ def test_a_receiver_goes_through_its_proxy(kind: str, server: WebhookServer) -> 
         build_sink(config, threads=MemoryThreads()).send(firing)
         assert len(proxy.forwarded) == 1 and proxy.forwarded[0].startswith("POST http://127.0.0.1")
     assert len(server.received()) == 1
+
+
+def test_capabilities_are_what_docs_receivers_md_says() -> None:
+    table = (Path(__file__).resolve().parents[3] / "docs" / "receivers.md").read_text()
+    rows = {row.split("|")[1].strip(" `"): row.split("|")[2:5] for row in table.splitlines()
+            if row.startswith("| `")}  # fmt: skip
+    for kind in sorted(CHECKS):
+        with WebhookServer() as server:
+            sink = _sink(kind, server)
+        assert isinstance(sink, Receiver)
+        said = [cell.strip() != "-" for cell in rows[kind]]
+        found = sink.capabilities
+        assert said == [found.resolve, found.threads, found.update_in_place], kind

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from notifier.notifications import ALL_FORMS, Message, MessageForm
-from notifier.rules.templating import CompiledTemplate, Render
+from notifier.templating.compiling import CompiledTemplate, Render
 from notifier.templating.sandbox import render_budget
 
 _BLANK_LINES = re.compile(r"\n{3,}")

@@ -19,16 +19,23 @@ import difflib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 from jinja2 import meta
 
-from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.templating.environment import Escape
 from notifier.templating.sandbox import BoundedSandbox, constant_problem
 
 Render = Callable[[Mapping[str, Any]], Any]
+KeyPath = tuple[str | int, ...]  # where in the config a part is: ("rules", 2, "template", "text")
+
+
+class Problems(Protocol):
+    """Where compile problems go (the rules' ``RuleProblems``, a sink's build)."""
+
+    def add(self, path: KeyPath, message: str) -> None: ...
+
 
 _ONE_EXPRESSION = re.compile(r"\s*\{\{(?P<expression>.*?)\}\}\s*", re.DOTALL)
 
@@ -45,7 +52,7 @@ class TemplateCompiler:
     """Compiles template parts; problems are added to ``problems`` instead of raised."""
 
     def __init__(
-        self, environment: BoundedSandbox, problems: RuleProblems, escape: Escape | None = None
+        self, environment: BoundedSandbox, problems: Problems, escape: Escape | None = None
     ) -> None:
         self._environment = environment
         self._problems = problems
