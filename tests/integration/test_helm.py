@@ -493,10 +493,13 @@ def _grants(manifests: list[Manifest]) -> set[Grant]:
     return grants
 
 
-def _workloads(
-    scope: str, kinds: tuple[str, ...] = ("pods", "services", "deployments")
-) -> set[Grant]:
-    groups = {"pods": "", "services": "", "deployments": "apps"}
+# The chart's default watch: Pods, Deployments, StatefulSets, DaemonSets and Services.
+DEFAULT_KINDS = ("pods", "services", "deployments", "statefulsets", "daemonsets")
+
+
+def _workloads(scope: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> set[Grant]:
+    groups = {"pods": "", "services": "", "deployments": "apps", "statefulsets": "apps",
+              "daemonsets": "apps"}  # fmt: skip
     return {(scope, groups[kind], kind, verb, "") for kind in kinds for verb in WORKLOAD_VERBS}
 
 
