@@ -28,12 +28,13 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
-from notifier.kinds.registry import KINDS
-from notifier.objects import Kind, KubeObject
+from notifier.exits import Exit
+from notifier.kinds.registry import Kinds
 from notifier.rules.engine import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
@@ -48,7 +49,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     rules = subparsers.add_parser("rules", help="check a config file or try it on an object")
     commands = rules.add_subparsers(dest="rules_command", required=True)
     check = commands.add_parser("check", help="load a config file and report every error")
-    check.add_argument("file", type=Path)
+    check.add_argument("file", type=Path, help="the config file")
     check.add_argument(
         "--no-files",
         action="store_true",
@@ -59,17 +60,22 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         "--service-account",
         metavar="NAMESPACE/NAME",
         help="ask the cluster (your kubeconfig) whether this service account has the RBAC the "
-        "rules' enrich: parts need; exit 1 if not",
+        "rules' enrich: parts need; exit 1 if not, 3 if the cluster cannot be asked",
     )
     check.add_argument("--kubeconfig", default=None, help="with --service-account")
     check.add_argument("--context", default=None, help="with --service-account")
     check.set_defaults(handler=run_check)
     test = commands.add_parser("test", help="show what the rules do with one change")
-    test.add_argument("file", type=Path)
+    test.add_argument("file", type=Path, help="the config file")
     test.add_argument("--old", type=Path, help="the object before (omit for an add)")
     test.add_argument("--new", type=Path, help="the object after (omit for a delete)")
     test.add_argument("--explain", action="store_true", help="say why other rules did not match")
-    test.add_argument("--origin", choices=[o.value for o in Origin], default=Origin.LIVE.value)
+    test.add_argument(
+        "--origin",
+        choices=[o.value for o in Origin],
+        default=Origin.LIVE.value,
+        help="how the change was seen (live by default)",
+    )
     test.add_argument(
         "--namespace-labels", default=None, help="labels of the object's namespace: k=v,k2=v2"
     )
@@ -92,7 +98,7 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     loaded = _load(args.file, out, read_files=not args.no_files)
     if loaded is None:
-        return 1
+        return Exit.CONFIG
     config = loaded.config
     enabled = sum(1 for sink in config.sinks if sink.enabled)
     print(
@@ -122,20 +128,20 @@ def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
         client = RawClient(cluster_access(args.kubeconfig, args.context))
     except KubeAccessError as err:
         print(f"error: {err}", file=out)
-        return 1
+        return Exit.CLUSTER
     missing = missing_access(client, config, account=args.service_account)
     for line in missing:
         print(f"{args.file}: {line}", file=out)
-    return 1 if missing else 0
+    return Exit.FAILED if missing else Exit.OK
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = _load(args.file, out)
+    loaded = load_for_test(args.file, out)
     if loaded is None:
-        return 1
+        return Exit.CONFIG
     try:
-        transition = _transition(args)
+        transition = _transition(args, loaded.kinds)
         labels = _labels(args.namespace_labels)
         silences = read_silences(args)
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
@@ -166,33 +172,14 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
     return None if problems else loaded
 
 
-def _transition(args: argparse.Namespace) -> Transition | None:
+def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = _object(args.old) if args.old else None
-    new = _object(args.new) if args.new else None
+    old = read_object(args.old, known) if args.old else None
+    new = read_object(args.new, known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )
-
-
-class _TextTimes(yaml.SafeLoader):
-    """YAML as kubectl writes it, with timestamps kept as the strings the API sends."""
-
-
-_TextTimes.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-
-
-def _object(path: Path) -> KubeObject:
-    data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
-    kinds = [str(kind) for kind in KINDS]
-    if not isinstance(data, dict) or data.get("kind") not in kinds:
-        raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")
-    obj: KubeObject = msgspec.convert(data, type=KINDS[Kind(data["kind"])].struct)
-    return obj
 
 
 def _labels(text: str | None) -> Mapping[str, str] | None:

@@ -84,10 +84,15 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     return document
 
 
+# libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
+# 1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _composed(text: str, document: Document) -> Node | None:
     """The YAML node tree, or None (empty, or a problem recorded in ``document``)."""
     try:
-        node: Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
+        node: Node | None = yaml.compose(text, Loader=_LOADER)
         return node
     except yaml.MarkedYAMLError as exc:
         problem = ((), _position(exc.problem_mark), _yaml_message(exc))
@@ -188,8 +193,8 @@ class _Builder:
         return pairs
 
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
-        if node.tag == _STR_TAG and "$" in node.value:
-            return self._expanded(node, path)
+        if node.tag == _STR_TAG:  # most values: text as written, no constructor needed
+            return self._expanded(node, path) if "$" in node.value else node.value
         return self._constructed(node, path)
 
     def _expanded(self, node: ScalarNode, path: KeyPath) -> Any:
@@ -201,7 +206,7 @@ class _Builder:
         if not expansion.used:
             return expansion.value
         self._document.from_environment.add(path)
-        if node.style is not None:  # quoted: stays a string
+        if node.style:  # quoted: stays a string (plain is None, or "" from libyaml)
             return expansion.value
         tag = self._loader.resolve(ScalarNode, expansion.value, (True, False))  # type: ignore[no-untyped-call]
         return self._constructed(ScalarNode(tag, expansion.value), path)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import ALL_FORMS, MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import (
@@ -34,7 +35,6 @@ from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin
-from notifier.transitions.vocabulary import all_kinds
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})
@@ -53,6 +53,7 @@ class RulesSource:
     sink_forms: Mapping[str, frozenset[MessageForm]] = field(default_factory=dict)
     cluster_name: str = ""
     inhibit_rules: Sequence[InhibitSpec] = ()
+    kinds: Kinds = KINDS  # the built-in kinds and the config's custom resources
 
 
 def compile_ruleset(source: RulesSource) -> Ruleset:
@@ -61,7 +62,8 @@ def compile_ruleset(source: RulesSource) -> Ruleset:
     compiler = _Compiler(source, problems)
     rules = [compiler.rule(position, spec) for position, spec in source.rules]
     inhibitions = [
-        compile_inhibition(i, spec, problems) for i, spec in enumerate(source.inhibit_rules)
+        compile_inhibition(i, spec, problems, source.kinds)
+        for i, spec in enumerate(source.inhibit_rules)
     ]
     default_route = compiler.default_route()
     compiler.finish()
@@ -151,7 +153,7 @@ class _Compiler:
             position=len(self._source.rules),
             action=Action.NOTIFY,
             matcher=Matcher(predicates),
-            kinds=all_kinds(),
+            kinds=self._source.kinds.all,
             namespaces=None,
             sinks=self._enabled(defaults.sinks),
             forms=self._forms(self._enabled(defaults.sinks)),
@@ -182,7 +184,7 @@ class _Compiler:
         match: MatchSpec = spec.match
         origins = frozenset(match.origins) if match.origins else default_origins(self._defaults)
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
-        compiler = MatchCompiler(self._problems, (*path, "match"))
+        compiler = MatchCompiler(self._problems, (*path, "match"), self._source.kinds)
         return compiler.compile(match, origins=origins, opt_out_annotation=optout)
 
     def _rule_sinks(self, spec: RuleSpec, path: KeyPath) -> tuple[str, ...]:

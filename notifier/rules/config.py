@@ -86,7 +86,7 @@ class RuleSpec(_Spec):
 
     name: str
     description: str = ""
-    match: MatchSpec = MatchSpec()
+    match: MatchSpec = Field(default_factory=MatchSpec)  # a shared default is deep-copied per rule
     action: Action = Action.NOTIFY
     until: AwareDatetime | None = None
     sinks: list[str] = []

@@ -36,7 +36,6 @@ from notifier.rules.noise.policy import NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
-from notifier.transitions.vocabulary import all_kinds
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
 
@@ -113,13 +112,13 @@ class Ruleset:
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        every = all_kinds()
+        every = frozenset().union(*(rule.kinds for rule in self.rules))
         object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in every})
 
     def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:
         index = self._index.get(kind)
-        if index is None:  # a kind declared after these rules were compiled: none name it
-            index = _index_kind(self.rules, kind)
+        if index is None:  # no rule names this kind
+            return ()
         return index.by_namespace.get(namespace, index.any_namespace)
 
     def evaluate(self, transition: Transition, context: EvalContext) -> Evaluation:

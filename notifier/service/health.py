@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from notifier.api.checks import Check, CheckResult, flag, threshold
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
 from notifier.supervision import crashed
 from notifier.workers.worker import Workers
@@ -16,7 +17,7 @@ from notifier.workers.worker import Workers
 @dataclass
 class Parts:
     holder: RulesHolder
-    informers: Sequence[Informer]
+    informers: Iterable[Informer]  # as they are at each request: a reload may change them
     workers: Workers
     delivery: Delivery
     stale_after: float
@@ -26,6 +27,8 @@ class Parts:
     # such a rule would route as if every namespace had no labels.
     namespaces_watched: Callable[[], bool] = lambda: False
     namespaces_listed: Callable[[], bool] = lambda: True
+    namespaces_failing: Callable[[], bool] = lambda: False
+    config_maps: Sequence[WatchedConfigMap] = ()  # the rules and silences ConfigMaps, if watched
     state_alive: Callable[[], bool] = lambda: True
 
 
@@ -56,13 +59,18 @@ def readiness(parts: Parts) -> list[Check]:
         checks.append(
             flag("synced-namespace-labels", parts.namespaces_listed, "namespaces not listed yet")
         )
+        checks.append(
+            flag("watch-open-namespace-labels", lambda: not parts.namespaces_failing(), _FAILING)
+        )
+    for watched in parts.config_maps:
+        checks.extend(_config_map_checks(watched))
     for informer in parts.informers:
         checks.append(_synced(informer))
         checks.append(
             flag(
                 f"watch-open-{informer.kind.value}",
                 _holds_open(informer),
-                "the watch keeps failing or closing at once",
+                _FAILING,
             )
         )
         checks.append(
@@ -71,6 +79,17 @@ def readiness(parts: Parts) -> list[Check]:
             )
         )
     return checks
+
+
+_FAILING = "the watch keeps failing or closing at once"
+
+
+def _config_map_checks(watched: WatchedConfigMap) -> list[Check]:
+    name = watched.name.replace(" ", "-")
+    return [
+        flag(f"synced-{name}", watched.synced.is_set, "not read yet"),
+        flag(f"watch-open-{name}", lambda: not watched.failing, _FAILING),
+    ]
 
 
 def _stuck(delivery: Delivery) -> CheckResult:

@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from notifier.kinds.registry import convert_object
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.rules.holding import Held
 from notifier.state import HeldMembers, HeldRow
@@ -33,8 +33,8 @@ def _text_as_kind(wanted: type, value: Any) -> Any:
 _encoder = msgspec.json.Encoder(enc_hook=_kind_as_text)
 
 
-def _decoded(encoded: bytes) -> Transition:
-    """A transition back; its objects through the registry, which knows every kind's Struct."""
+def _decoded(encoded: bytes, kinds: Kinds) -> Transition:
+    """A transition back; its objects through the config's kinds, which know their Structs."""
     data = msgspec.json.decode(encoded)
     if not isinstance(data, dict):
         raise msgspec.ValidationError("expected a transition object")
@@ -43,20 +43,23 @@ def _decoded(encoded: bytes) -> Transition:
     transition = msgspec.convert(blank, type=Transition, dec_hook=_text_as_kind)
     return replace(
         transition,
-        old=None if old is None else convert_object(old),
-        new=None if new is None else convert_object(new),
+        old=None if old is None else kinds.convert_object(old),
+        new=None if new is None else kinds.convert_object(new),
     )
 
 
 class DurableHolding:
-    def __init__(self, members: HeldMembers) -> None:
+    def __init__(self, members: HeldMembers, kinds: Kinds = KINDS) -> None:
         self._members = members
+        self._kinds = kinds
 
     def held(self) -> list[Held]:
         restored, unreadable = [], []
         for row in self._members.all_held():
             try:
-                restored.append(Held(row.token, row.rule, _decoded(row.encoded), row.held_at))
+                restored.append(
+                    Held(row.token, row.rule, _decoded(row.encoded, self._kinds), row.held_at)
+                )
             except msgspec.DecodeError as err:  # ValidationError is a DecodeError
                 log.warning(
                     "held member %d of rule %r is unreadable (%s)", row.token, row.rule, err

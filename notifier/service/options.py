@@ -89,7 +89,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "--log-level",
         default=_env("LOG_LEVEL", "info"),
         choices=["debug", "info", "warning", "error"],
-        help="[KUBE_NOTIFIER_LOG_LEVEL]",
+        help="least severe log line written [KUBE_NOTIFIER_LOG_LEVEL]",
     )
     run.add_argument(
         "--log-format",
@@ -177,7 +177,7 @@ def _add_leader_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--lease-name",
         default=_env("LEASE_NAME", "kube-notifier"),
-        help="[KUBE_NOTIFIER_LEASE_NAME]",
+        help="name of the Lease the replicas share [KUBE_NOTIFIER_LEASE_NAME]",
     )
     run.add_argument(
         "--identity",

@@ -524,6 +524,9 @@ EXPECTED_GRANTS: dict[str, set[Grant]] = {
     "ha-values.yaml": _workloads("*")
     | {("*", "", "namespaces", verb, "") for verb in ("get", "list", "watch")}
     | _own("kn", lease=True),
+    "extras-values.yaml": _workloads("*")
+    | {("*", "example.com", "widgets", verb, "") for verb in ("list", "watch")}
+    | _own("kn"),
     "namespaced-values.yaml": _workloads("team-a", ("pods",))
     | _workloads("team-b", ("pods",))
     | _own("kn", configmap=False),
@@ -696,6 +699,7 @@ def test_restricted_pod_security_admits_the_chart_and_refuses_a_weakened_one(
     installed = sandbox.install(ns)
     assert "would violate PodSecurity" not in installed.stderr, installed.stderr
     assert f"kubectl -n {ns} rollout status deployment/{FULLNAME}" in installed.stdout  # NOTES
+    assert f"KUBE_NOTIFIER_SILENCES={ns}/{FULLNAME}-silences" in installed.stdout
     # helm shows the API server's warnings: a weakened chart is flagged at install.
     warnings = sandbox.install(ns, *NON_COMPLIANT["runs as root"], release="weak").stderr
     assert "would violate PodSecurity" in warnings and "runAsNonRoot" in warnings, warnings

@@ -28,7 +28,7 @@ Cluster-scoped objects (ClusterRole, ClusterRoleBinding) carry the namespace in
 their name: two releases of the same name in two namespaces must not collide.
 */}}
 {{- define "kube-notifier.clusterName" -}}
-{{- printf "%s-%s" (include "kube-notifier.fullname" .) .Release.Namespace | trunc 253 | trimSuffix "-" }}
+{{- printf "%s-%s" (include "kube-notifier.fullname" .) (include "kube-notifier.namespace" .) | trunc 253 | trimSuffix "-" }}
 {{- end }}
 
 {{- define "kube-notifier.chart" -}}
@@ -270,4 +270,24 @@ delivery.concurrency). Not the rules or the rest of the sinks: they hot-reload.
 {{- end }}
 {{- end }}
 {{- $parts | uniq | toJson }}
+{{- end }}
+
+{{/* The namespace of every namespaced object: namespaceOverride, else the release's. */}}
+{{- define "kube-notifier.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* imagePullSecrets and global.imagePullSecrets, each as {name: ...}, once each. */}}
+{{- define "kube-notifier.imagePullSecrets" -}}
+{{- $names := list }}
+{{- range (concat (default list .Values.global.imagePullSecrets) .Values.imagePullSecrets) }}
+{{- if kindIs "string" . }}
+{{- $names = append $names . }}
+{{- else }}
+{{- $names = append $names (get . "name") }}
+{{- end }}
+{{- end }}
+{{- range ($names | uniq) }}
+- name: {{ . }}
+{{- end }}
 {{- end }}
