@@ -37,6 +37,7 @@ from notifier.cli_silences import Edit, edit_silences, expiring, new_silence
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.rules.silences import Silence, SilenceBook
+from notifier.service.firing import DurableFirings
 from notifier.service.kube import failure
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.client import ApiError, RawClient
@@ -80,6 +81,16 @@ def rule_targets(holder: RulesHolder) -> Callable[[str], frozenset[str]]:
         return frozenset()
 
     return targets
+
+
+def told_before(firings: DurableFirings) -> list[FiringItem]:
+    """What ``send_resolved`` rules told before this process started, for the firing board."""
+    items = []
+    for firing in firings.all_firing():
+        namespace, _, name = str(firing.key).rpartition("/")
+        items.append(FiringItem(firing.rule, firing.kind.value, namespace, name,
+                                tuple(sorted(firing.states)), firing.fired_at, ()))  # fmt: skip
+    return items
 
 
 class _Silences:
