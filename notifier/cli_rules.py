@@ -28,14 +28,16 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_rules_bodies import print_bodies
 from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
+from notifier.cli_timeline import add_timeline_command
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
-from notifier.rules.engine import preview
+from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
@@ -69,7 +71,14 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     test.add_argument("file", type=Path, help="the config file")
     test.add_argument("--old", type=Path, help="the object before (omit for an add)")
     test.add_argument("--new", type=Path, help="the object after (omit for a delete)")
-    test.add_argument("--explain", action="store_true", help="say why other rules did not match")
+    test.add_argument(
+        "--explain",
+        action="store_true",
+        help="say why other rules did not match, and show the body each sink would send",
+    )
+    test.add_argument(
+        "--resolved", action="store_true", help="with --explain: the bodies of the resolutions"
+    )
     test.add_argument(
         "--origin",
         choices=[o.value for o in Origin],
@@ -83,6 +92,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
     add_silence_options(test)
     test.set_defaults(handler=run_test)
+    add_timeline_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -152,7 +162,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
             "No transition: nothing a rule could match changed between the two objects.", file=out
         )
         return 0
-    _report(loaded.ruleset, transition, (labels, silences), args, out)
+    _report(loaded, transition, (labels, silences), args, out)
     return 0
 
 
@@ -191,7 +201,7 @@ def _labels(text: str | None) -> Mapping[str, str] | None:
 
 
 def _report(
-    ruleset: Ruleset,
+    loaded: LoadedConfig,
     transition: Transition,
     given: tuple[Mapping[str, str] | None, list[Silence] | None],
     args: argparse.Namespace,
@@ -199,6 +209,7 @@ def _report(
 ) -> None:
     """``given``: the namespace's labels and the silences, when they were given."""
     labels, silences = given
+    ruleset = loaded.ruleset
     context = EvalContext(time.time(), lambda namespace: labels, default_owner_of)
     evaluation = ruleset.evaluate(transition, context)
     _print_transition(transition, out)
@@ -208,6 +219,8 @@ def _report(
     if args.explain:
         _print_explanation(ruleset, transition, context, out)
     owner = safely(default_owner_of, transition.obj)
+    if args.explain:
+        print_bodies(loaded, transition, evaluation, owner, resolved=args.resolved, out=out)
     for rule, message in preview(ruleset, transition, evaluation, owner):
         grouped = f" (grouped by {', '.join(rule.noise.group_by)})" if rule.noise.grouped else ""
         print(f"\n--- message of rule {rule.name} -> {', '.join(rule.sinks)}{grouped}", file=out)

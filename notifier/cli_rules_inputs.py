@@ -1,4 +1,4 @@
-"""What ``rules test`` reads besides the rules: the config with stand-ins, and the objects.
+"""What ``rules test`` and ``rules timeline`` read: the config with stand-ins, and objects.
 
 ``load_for_test`` loads the config as ``rules check`` does, except that an
 unset ``${VAR}`` stands as written (the test sends nothing). ``read_object``
@@ -24,11 +24,11 @@ from notifier.objects import Kind, KubeObject
 _BARE_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class _TextTimes(yaml.SafeLoader):
+class TextTimes(yaml.SafeLoader):
     """YAML as kubectl writes it, with timestamps kept as the strings the API sends."""
 
 
-_TextTimes.yaml_implicit_resolvers = {
+TextTimes.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
@@ -37,11 +37,16 @@ _TextTimes.yaml_implicit_resolvers = {
 def read_object(path: Path, known: Kinds = KINDS) -> KubeObject:
     """The one object in ``path``: ``kubectl get -o yaml`` output, a List of one included."""
     try:
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=_TextTimes)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=TextTimes)
     except yaml.YAMLError as exc:
         raise ValueError(_yaml_problem(path, exc)) from None
     if isinstance(data, dict) and data.get("kind") == "List":
         data = _only_item(path, data.get("items"))
+    return kube_object(data, path, known)
+
+
+def kube_object(data: Any, path: Path, known: Kinds = KINDS) -> KubeObject:
+    """``data`` (one object as the API serves it, read from ``path``) as its kind's Struct."""
     kinds = [str(kind) for kind in known]
     if not isinstance(data, dict) or data.get("kind") not in kinds:
         raise ValueError(f"{path}: expected an object whose 'kind' is one of {', '.join(kinds)}")

@@ -13,6 +13,7 @@ templates, and nobody may mutate what another thread is reading.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, ClassVar, NewType
 
 import msgspec
@@ -121,3 +122,14 @@ def kind_of(obj: KubeObject) -> Kind:
 def controller_of(obj: KubeObject) -> OwnerReference | None:
     """The owner reference marked ``controller: true``, if any."""
     return next((ref for ref in obj.metadata.owner_references if ref.controller), None)
+
+
+def timestamp(value: str | None) -> float | None:
+    """Seconds since the epoch of an RFC 3339 time as the API writes it; None if absent or odd."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()

@@ -38,6 +38,7 @@ from notifier.delivery.metrics import DROPPED, QUEUES
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
 from notifier.notifications import ContextRequest, Notification
+from notifier.sinks.base import Sink
 from notifier.state import Outbox
 from notifier.supervision import supervised
 
@@ -126,6 +127,11 @@ class Delivery:
         """The running sinks' runners (depth, oldest age), for the page."""
         with self._changes:
             return list(self._runners.values())
+
+    def sinks(self) -> list[Sink]:
+        """The sinks sending now (a reload's new ones included)."""
+        with self._changes:
+            return [runner.sink for runner in self._runners.values()]
 
     def stuck_sinks(self) -> dict[str, float]:
         """Sinks with a send in flight past their ``stuck_after_seconds``: seconds it has run."""

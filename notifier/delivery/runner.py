@@ -26,7 +26,7 @@ from notifier.delivery.metrics import DROPPED, SinkLabels
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.retrying import RetryPolicy
 from notifier.notifications import Notification
-from notifier.sinks.base import Sink
+from notifier.sinks.base import Background, Sink
 from notifier.sinks.config import DeliveryOptions
 from notifier.state import Outbox
 from notifier.supervision import supervised
@@ -86,6 +86,10 @@ class SinkRunner:
         return self._labels.sink
 
     @property
+    def sink(self) -> Sink:
+        return self._target.sink
+
+    @property
     def alive(self) -> bool:
         return bool(self._workers) and all(worker.is_alive() for worker in self._workers)
 
@@ -119,6 +123,8 @@ class SinkRunner:
         self._intake.offer(envelope)
 
     def start(self) -> None:
+        if isinstance(self._target.sink, Background):
+            self._target.sink.start()
         self._intake.start()
         for index in range(self._target.options.concurrency):
             name = f"deliver-{self.sink_name}-{index}"
@@ -145,6 +151,8 @@ class SinkRunner:
         self._labels = SinkLabels(target.sink.integration, target.sink.name)
         self._intake.retarget(self._labels, capacity=target.options.queue_size)
         self._attempts = self._attempts_for(target)
+        if self._workers and isinstance(target.sink, Background):
+            target.sink.start()
         previous.close()  # idle connections only; one in use is dropped when its attempt ends
 
     def begin_drain(self) -> None:

@@ -4,7 +4,8 @@ Cluster-scoped: one watch for the whole cluster whatever ``watch.namespaces``
 says. ``Ready``/``NotReady``/``Unknown`` come from the Ready condition the
 kubelet keeps (``Unknown``: the node controller stopped hearing from it).
 Heartbeat times are not kept: they change every few seconds and would be
-news on every update.
+news on every update. Each condition's ``lastTransitionTime`` is: a rule's
+``for:`` on ``NotReady`` counts from it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from notifier.kinds.diffing import Diff
 from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import condition, condition_is
-from notifier.objects import Condition, Kind, KubeObject, Wire
+from notifier.objects import Condition, Kind, KubeObject, Wire, timestamp
 
 READINESS = {"True": "Ready", "False": "NotReady", "Unknown": "Unknown"}
 PRESSURES = ("MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable")
@@ -36,8 +37,14 @@ class NodeSystemInfo(Wire, frozen=True):
     kubelet_version: str = ""
 
 
+class NodeCondition(Condition, frozen=True):
+    """A Node's condition keeps when it last changed: ``for:`` on NotReady counts from it."""
+
+    last_transition_time: str = ""
+
+
 class NodeStatus(Wire, frozen=True):
-    conditions: tuple[Condition, ...] = ()
+    conditions: tuple[NodeCondition, ...] = ()
     node_info: NodeSystemInfo = NodeSystemInfo()
 
 
@@ -55,6 +62,15 @@ def node_states(node: Node) -> frozenset[str]:
     if node.spec.unschedulable:
         states.add("Unschedulable")
     return frozenset(states)
+
+
+def _entered_at(node: Node, states: frozenset[str]) -> float | None:
+    """The earliest ``lastTransitionTime`` of the conditions ``states`` come from."""
+    types = {name for name in states if name in PRESSURES}
+    if states & set(READINESS.values()):
+        types.add("Ready")
+    times = [timestamp(c.last_transition_time) for c in node.status.conditions if c.type in types]
+    return min((t for t in times if t is not None), default=None)
 
 
 def _diff(diff: Diff, old: Node, new: Node) -> None:
@@ -94,7 +110,7 @@ def _share(sharing: Sharing, node: Node) -> Node:
         spec=sharing.values.intern(node.spec),
         status=msgspec.structs.replace(
             node.status,
-            conditions=sharing.conditions(node.status.conditions),
+            conditions=sharing.values.intern(node.status.conditions),
             node_info=sharing.values.intern(node.status.node_info),
         ),
     )
@@ -118,6 +134,7 @@ NODE = KindSpec(
     facts=_facts,
     share=_share,
     labels=lambda node: {"node": node.metadata.name},
+    entered_at=_entered_at,
     critical=("NotReady",),
     warning=("Unknown", *PRESSURES),
 )

@@ -7,7 +7,7 @@ import msgspec
 from notifier.kinds.diffing import Diff
 from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
-from notifier.objects import Condition, Kind, KubeObject, Wire
+from notifier.objects import Condition, Kind, KubeObject, Wire, timestamp
 
 PHASES = ("Pending", "Bound", "Lost")
 
@@ -31,6 +31,11 @@ class PersistentVolumeClaim(KubeObject, frozen=True, tag="PersistentVolumeClaim"
 def pvc_states(pvc: PersistentVolumeClaim) -> frozenset[str]:
     phase = pvc.status.phase or "Pending"
     return frozenset({phase}) if phase in PHASES else frozenset()
+
+
+def _entered_at(pvc: PersistentVolumeClaim, states: frozenset[str]) -> float | None:
+    """``Pending`` is where a claim starts: it holds since its creation (until bound)."""
+    return timestamp(pvc.metadata.creation_timestamp) if "Pending" in states else None
 
 
 def _signals(old: PersistentVolumeClaim, new: PersistentVolumeClaim) -> list[str]:
@@ -79,5 +84,6 @@ PVC = KindSpec(
     diff=_diff,
     facts=_facts,
     share=_share,
+    entered_at=_entered_at,
     critical=("Lost",),
 )

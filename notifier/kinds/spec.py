@@ -79,6 +79,10 @@ def no_edge_states(old: Any, new: Any, signals: frozenset[str]) -> frozenset[str
     return frozenset()
 
 
+def no_entry_time(obj: Any, states: frozenset[str]) -> float | None:
+    return None
+
+
 def no_signals(old: Any, new: Any) -> Iterable[str]:
     return ()
 
@@ -114,6 +118,9 @@ class KindSpec(Generic[T]):
     labels: Callable[[T], Mapping[str, str]] = lambda obj: {}
     # Containers whose log ``enrich: [logs]`` attaches: (name, previous instance?).
     log_sources: Callable[[T], tuple[tuple[str, bool], ...]] = no_log_sources
+    # When the object entered one of these states, by its own timestamps (a condition's
+    # lastTransitionTime); None: it does not say, and a rule's ``for:`` counts from when seen.
+    entered_at: Callable[[T, frozenset[str]], float | None] = no_entry_time
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
     all_signals: Mapping[str, str] = field(init=False)

@@ -30,7 +30,7 @@ from notifier.rules.inhibition_compiling import compile_inhibition
 from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.muting import MuteWindow, compile_window
-from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.templating import CompiledTemplate
@@ -106,6 +106,13 @@ class _Compiler:
             spec.digest_template, self._defaults.digest_template, path, Role.DIGEST
         )
         mutes = self._mutes(spec.mute, (*path, "mute"))
+        if spec.match.hold_for is not None and spec.action is Action.DROP:
+            self._problems.add((*path, "match", "for"), "a drop rule cannot wait: remove 'for'")
+        if spec.flapping is not None and (not spec.match.to or spec.action is Action.DROP):
+            message = (
+                "'flapping' counts entries into the rule's 'to:' states: a notify rule with 'to:'"
+            )
+            self._problems.add((*path, "flapping"), message)
         noise = self._noise(spec)
         if spec.thread_by == "group" and not noise.grouped:
             message = "thread_by: group needs group_by (on the rule or in defaults)"
@@ -133,6 +140,11 @@ class _Compiler:
             thread_by_object=spec.thread_by == "object",
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
+            labels=tuple(sorted(spec.labels.items())),
+            hold_for=spec.match.hold_for,
+            flapping=_flap_policy(spec),
+            escalate=self._escalation(spec, path),
+            remind_every=_reminders(spec, noise),
         )
 
     def default_route(self) -> CompiledRule | None:
@@ -183,9 +195,23 @@ class _Compiler:
     ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
         match: MatchSpec = spec.match
         origins = frozenset(match.origins) if match.origins else default_origins(self._defaults)
+        if match.hold_for is not None and not match.origins:
+            # A level held for a time: what is already in it at start is timed too (so every
+            # replica, and a first start, times it), and told only once its ``for:`` ran out.
+            origins |= {Origin.INITIAL_LIST}
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
         compiler = MatchCompiler(self._problems, (*path, "match"), self._source.kinds)
         return compiler.compile(match, origins=origins, opt_out_annotation=optout)
+
+    def _escalation(self, spec: RuleSpec, path: KeyPath) -> tuple[Escalation, ...]:
+        if spec.escalate and (not spec.match.to or spec.action is Action.DROP):
+            message = (
+                "'escalate' times what stays in the rule's 'to:' states: a notify rule with 'to:'"
+            )
+            self._problems.add((*path, "escalate"), message)
+        for position, step in enumerate(spec.escalate):
+            self._check_sinks(step.sinks, (*path, "escalate", position, "sinks"))
+        return tuple(Escalation(step.after, self._enabled(step.sinks)) for step in spec.escalate)
 
     def _rule_sinks(self, spec: RuleSpec, path: KeyPath) -> tuple[str, ...]:
         if spec.action is Action.DROP:
@@ -241,6 +267,19 @@ class _Compiler:
             repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
             max_listed=defaults.digest_max_items,
         )
+
+
+def _reminders(spec: RuleSpec, noise: NoisePolicy) -> float | None:
+    """A rule's own ``repeat_interval`` reminds of what stays in its ``to:`` states (ungrouped:
+    a group's ``repeat_interval`` is how long a member is not reported again)."""
+    if spec.repeat_interval is None or noise.grouped or not spec.match.to:
+        return None
+    return spec.repeat_interval or None
+
+
+def _flap_policy(spec: RuleSpec) -> FlapPolicy | None:
+    flapping = spec.flapping
+    return None if flapping is None else FlapPolicy(flapping.changes, flapping.within)
 
 
 def _first(value: float | None, default: float) -> float:

@@ -25,6 +25,7 @@ from notifier.transitions.model import EventType, Origin
 
 _RULE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?")
 GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,127}")
 _LABEL_GROUP = re.compile(r"label:[^\s,]+")
 _TIME_RANGE = re.compile(r"(\d{2}):(\d{2})\s*-\s*(\d{2}):(\d{2})")
 
@@ -79,6 +80,22 @@ class MatchSpec(_Spec):
     changed_fields: list[str] = Field(default=[], alias="fields")
     owner: OwnerSpec | None = None
     origins: list[Origin] | None = None  # None: the defaults' origins
+    # Fire only once the object has stayed in one of its ``to:`` states this long (pending first)
+    hold_for: Duration | None = Field(default=None, alias="for")
+
+
+class FlappingSpec(_Spec):
+    """An object entering and leaving the rule's states ``changes`` times within ``within``."""
+
+    changes: int = Field(ge=2, le=1000)
+    within: Duration
+
+
+class EscalationSpec(_Spec):
+    """Still firing ``after`` its notification (not resolved, not silenced): tell ``sinks`` too."""
+
+    after: Duration
+    sinks: list[str] = Field(min_length=1)
 
 
 class RuleSpec(_Spec):
@@ -101,11 +118,15 @@ class RuleSpec(_Spec):
     group_interval: Duration | None = None
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
+    flapping: FlappingSpec | None = None  # one "flapping" message, then quiet until stable
+    escalate: list[EscalationSpec] = []  # still firing after a while: more sinks, once per step
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
     enrich: list[ContextPart] = []
+    # Labels for receivers that route by labels (Alertmanager), beside the ones every alert has.
+    labels: dict[str, str] = {}
 
     @field_validator("name")
     @classmethod
@@ -115,6 +136,17 @@ class RuleSpec(_Spec):
                 f"invalid rule name {value!r}: expected letters, digits, '-', '_' or '.', "
                 "starting and ending with a letter or digit, at most 100 characters"
             )
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _label_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not _LABEL_NAME.fullmatch(name):
+                raise ValueError(
+                    f"invalid label name {name!r}: expected [a-zA-Z_][a-zA-Z0-9_]* "
+                    "(Alertmanager's label names)"
+                )
         return value
 
     @field_validator("enrich")

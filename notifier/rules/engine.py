@@ -2,12 +2,13 @@
 
 ``RulesEngine.process`` evaluates one transition against the current
 ruleset, passes each match through noise control and renders what is to be
-sent now; ``tick`` renders group digests that have come due. The ruleset is
-read through a callable on every call (``RulesHolder.ruleset``), so a reload
-takes effect at the next transition while groups already open keep the
-rule they were opened with. Members a group holds are also handed to a
-``Holding`` (``notifier.rules.holding``), forgotten once their release is
-submitted (``forget``), and offered again at start (``restore``).
+sent now; ``tick`` renders what has come due: ``for:`` timers, escalations,
+reminders, flapping that ended (``rules/timekeeping.py``) and group digests.
+The ruleset is read through a callable on every call, so a reload takes
+effect at the next transition while groups already open keep the rule they
+were opened with. Members a group holds are also handed to a ``Holding``
+(``rules/holding.py``), forgotten once their release is submitted
+(``forget``), and offered again at start (``restore``).
 
 Thread-safe: workers call ``process`` concurrently, one loop calls ``tick``
 (every second, or at ``next_due()``). No I/O, no sleeping; the clock is
@@ -23,15 +24,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from notifier.notifications import Message, Notification
+from notifier.notifications import Notification
 from notifier.rules import metrics
+from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
-from notifier.rules.facts import digest_context, resolution_context, single_context
+from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
 from notifier.rules.group_keys import group_labels, thread_for
-from notifier.rules.holding import Held, Holding, NoHolding, Released
+from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
+from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
@@ -48,6 +51,9 @@ from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.rules.time_telling import tell_again, tell_flaps
+from notifier.rules.timekeeping import TimeKeeper
+from notifier.rules.timing import FOR_STEP, Timer, TimerStore
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -74,6 +80,7 @@ class RulesEngine:
         holding: Holding | None = None,
         firings: Firings | None = None,
         silences: SilenceBook | None = None,
+        timers: TimerStore | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
@@ -85,6 +92,7 @@ class RulesEngine:
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
+        self._time = TimeKeeper(timers, self._resolver)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
@@ -96,24 +104,33 @@ class RulesEngine:
         ruleset = self._rulesets()
         context = EvalContext(now, self._namespace_labels, self._owner_of)
         evaluation = ruleset.evaluate(transition, context)
-        _count(evaluation)
+        count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        if ruleset.inhibitions or evaluation.routes:
-            probe = Probe(transition, context)
-            evaluation = inhibit(self._inhibitor, ruleset.inhibitions, probe, evaluation, decision)
-            evaluation = silence(self._silences, probe, evaluation, decision)
-        ended = self._resolver.resolved(transition)
-        if not evaluation.routes and not ended:
+        followed = self._time.follow(transition, ruleset, evaluation.routes, decision, now)
+        evaluation = replace(evaluation, routes=followed.routes)
+        evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
+        flaps = tell_flaps(ruleset, followed.flaps, self._context, now, over=False)
+        decision.notifications.extend(flaps)
+        if not evaluation.routes and not followed.ended:
             return decision
         base = self._context(ruleset, transition)
-        for firing in ended:
-            told = self._resolution(ruleset, firing, transition, base, now)
+        for firing in followed.ended:
+            more = followed.escalated.get(firing.rule, ())  # a resolution goes where it went
+            told = self._resolution(ruleset, firing, transition, base, now, escalated=more)
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
                 pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
+
+    def _quieted(
+        self, ruleset: Ruleset, probe: Probe, evaluation: Evaluation, decision: Decision
+    ) -> Evaluation:
+        if ruleset.inhibitions or evaluation.routes:
+            evaluation = inhibit(self._inhibitor, ruleset.inhibitions, probe, evaluation, decision)
+            evaluation = silence(self._silences, probe, evaluation, decision)
+        return evaluation
 
     def _resolution(
         self,
@@ -122,6 +139,8 @@ class RulesEngine:
         transition: Transition,
         base: dict[str, Any],
         now: float,
+        *,
+        escalated: tuple[str, ...] = (),
     ) -> list[Notification]:
         """The end of ``firing``, told by its rule if the rule still sends resolutions."""
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
@@ -130,23 +149,59 @@ class RulesEngine:
         context = resolution_context(_for_rule(base, rule.name, transition), firing.states)
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
-        _count_render(failed, "resolved")
+        count_render(failed, "resolved")
+        sinks = tuple(dict.fromkeys((*rule.sinks, *escalated)))
+        facts = neutral_facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
-            rule.name, rule.sinks, transition, message, now, status="resolved",
-            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
+            rule.name, sinks, transition, message, now, status="resolved",
+            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object, facts=facts,
         )  # fmt: skip
 
-    def tick(self, now: float | None = None) -> Released:
-        """Digests (and lone group members) whose time has come; ``forget`` once submitted."""
+    def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
+        """What has come due (timers: ``_fire_due``), digests; ``forget`` it once submitted."""
         now = self._clock() if now is None else now
+        fired = self._fire_due(now) if timers else Released()
         releases = self._noise.tick(now)
         notifications = [n for release in releases for n in self._render(release, now)]
-        return Released(notifications, tuple(t for r in releases for t in r.tokens))
+        tokens = tuple(t for r in releases for t in r.tokens)
+        return joined(fired, Released(notifications, tokens))
+
+    def _fire_due(self, now: float) -> Released:
+        """Timers come due (quieted as a transition would be now; a muted or flapping rule's
+        not told), flapping that is over."""
+        ruleset, told = self._rulesets(), Released()
+        with self._time.lock:
+            for timer, rule in self._time.due(ruleset, now):
+                sent = [] if rule is None else self._tell_timer(ruleset, rule, timer, now)
+                told = joined(told, Released(sent, timers=(timer,)))
+        over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
+        return joined(told, Released(over))
+
+    def _tell_timer(
+        self, ruleset: Ruleset, rule: CompiledRule, timer: Timer, now: float
+    ) -> list[Notification]:
+        """A ``for:`` come due (through noise control), an escalation step or a reminder."""
+        transition = replace(timer.transition, observed_at=now)
+        decision = Decision(matched=(rule.name,))
+        probe = Probe(transition, EvalContext(now, self._namespace_labels, self._owner_of))
+        if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
+            return []
+        base = held_context(self._context(ruleset, transition), timer.since, now)
+        context = _for_rule(base, rule.name, transition)
+        if timer.step != FOR_STEP:
+            return tell_again(rule, replace(timer, transition=transition), context, now)
+        return self._offer(_Pending(rule, transition, context), now, decision)
+
+    def caught_up(self) -> None:
+        """What changed while the process was down has been acted on: timers may fire."""
+        self._time.open = True
 
     def forget(self, released: Released) -> None:
         """``released`` was submitted: its held members need no durable copy any more."""
         if released.tokens:
             self._holding.forget(released.tokens)
+        if released.timers:
+            self._time.fired(released.timers)
 
     def restore(self) -> Released:
         """Offer again what a previous process held, into groups timed from when it was held.
@@ -154,6 +209,7 @@ class RulesEngine:
         Marked ``catch_up``; a member whose rule is gone (or no longer sends) is
         forgotten. Call once at start, before anything else is offered.
         """
+        self._time.open = False
         held = self._holding.held()
         self._tokens = itertools.count(max((m.token for m in held), default=0) + 1)
         ruleset, restored = self._rulesets(), Released()
@@ -161,21 +217,20 @@ class RulesEngine:
             rule = next((r for r in ruleset.rules if r.name == member.rule and r.sinks), None)
             if rule is None:
                 log.warning("held member of rule %r dropped: no such rule now", member.rule)
-                restored = _joined(restored, Released(tokens=(member.token,)))
+                restored = joined(restored, Released(tokens=(member.token,)))
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
-            pending = _Pending(
-                rule,
-                transition,
-                _for_rule(self._context(ruleset, transition), rule.name, transition),
-            )
-            restored = _joined(restored, self._readmit(pending, member))
+            context = _for_rule(self._context(ruleset, transition), rule.name, transition)
+            pending = _Pending(rule, transition, context)
+            restored = joined(restored, self._readmit(pending, member))
         if held:
             log.info("%d group members held before the restart are waiting again", len(held))
         return restored
 
     def next_due(self) -> float | None:
-        return self._noise.next_due()
+        timers = self._time.next_due(self._rulesets())
+        dues = [due for due in (timers, self._noise.next_due()) if due is not None]
+        return min(dues, default=None)
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
         owner = safely(self._owner_of, transition.obj)
@@ -216,27 +271,25 @@ class RulesEngine:
         item = release.items[0]
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
-        _count_render(failed, "single")
+        count_render(failed, "single")
         self._remember(release, now)
         context = context_request(item.rule.enrich, item.transition)
         return for_transition(
             item.rule.name, item.rule.sinks, item.transition, message, now,
             thread_key=thread_for(item.rule, item.context), context=context,
+            facts=neutral_facts(item.rule, item.context, transition=item.transition),
         )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
-        """What was told, for rules that send a resolution when it is over."""
+        """What was told, for rules that send a resolution when it is over, escalate or remind."""
         for item in release.items:
             if item.rule.send_resolved:
                 self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
+            self._time.told(item.rule, item.transition, now)
 
 
 def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:
     return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
-
-
-def _joined(first: Released, second: Released) -> Released:
-    return Released(first.notifications + second.notifications, first.tokens + second.tokens)
 
 
 def _render_digest(release: Release[_Pending], now: float) -> list[Notification]:
@@ -250,7 +303,7 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
     )
     digest = builtin_template(Role.DIGEST)
     message, failed = render_message(rule.digest_template, digest, context, rule.forms)
-    _count_render(failed, "digest")
+    count_render(failed, "digest")
     return for_digest(
         rule.name,
         rule.sinks,
@@ -259,32 +312,5 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         message=message,
         now=now,
         thread_key=thread_for(rule, release.items[0].context),
+        facts=neutral_facts(rule, context),
     )
-
-
-def preview(
-    ruleset: Ruleset, transition: Transition, evaluation: Evaluation, owner: tuple[str, str] | None
-) -> list[tuple[CompiledRule, Message]]:
-    """The message each matched rule would render alone, noise control aside (``rules test``)."""
-    base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
-    single = builtin_template(Role.SINGLE)
-    return [
-        (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
-        for rule in evaluation.routes
-    ]
-
-
-def _count(evaluation: Evaluation) -> None:
-    if evaluation.routes:
-        metrics.EVALUATIONS.labels(outcome="matched").inc()
-    elif evaluation.suppressed is not None:
-        metrics.EVALUATIONS.labels(outcome="suppressed").inc()
-        metrics.count_suppressed(evaluation.suppressed)
-    else:
-        metrics.EVALUATIONS.labels(outcome="unmatched").inc()
-
-
-def _count_render(failed: list[str], form: str) -> None:
-    for part in failed:
-        metrics.RENDER_FAILURES.labels(part=part).inc()
-    metrics.NOTIFICATIONS.labels(form=form).inc()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from notifier.notifications import Notification
+from notifier.rules.timing import Timer
 from notifier.transitions.model import Transition
 
 
@@ -65,3 +66,12 @@ class Released:
 
     notifications: list[Notification] = field(default_factory=list)
     tokens: tuple[int, ...] = ()
+    timers: tuple[Timer, ...] = ()  # ``for:`` timers that fired: kept fired once submitted
+
+
+def joined(first: Released, second: Released) -> Released:
+    return Released(
+        first.notifications + second.notifications,
+        first.tokens + second.tokens,
+        first.timers + second.timers,
+    )

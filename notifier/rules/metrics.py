@@ -23,6 +23,8 @@ class SuppressReason(StrEnum):
     OPT_OUT = "opt_out"  # the object carries the opt-out annotation
     INHIBITED = "inhibited"  # an inhibit rule's source holds (a Node NotReady mutes its Pods)
     SILENCED = "silenced"  # an active silence (kube-notifier silence add) matched
+    PENDING_CANCELLED = "pending_cancelled"  # left the rule's states before its ``for:`` ran out
+    FLAPPING = "flapping"  # the object flaps: one "flapping" message said so, the rest is quiet
 
 
 SUPPRESSED = Counter(
@@ -44,6 +46,18 @@ RENDER_FAILURES = Counter(
     "kube_notifier_rules_render_failures_total",
     "Template parts that failed to render and fell back to the built-in template.",
     ["part"],
+)
+PENDING_TIMERS = Gauge(
+    "kube_notifier_rules_pending_timers",
+    "Objects in a state a rule with 'for:' is timing, not yet told.",
+)
+FLAPPING = Gauge(
+    "kube_notifier_rules_flapping",
+    "Objects a rule with 'flapping:' holds as flapping now.",
+)
+FLAPPING_STARTED = Counter(
+    "kube_notifier_rules_flapping_started_total",
+    "Times an object was found flapping (entering and leaving a rule's states too often).",
 )
 PENDING_GROUPS = Gauge(
     "kube_notifier_rules_pending_groups",

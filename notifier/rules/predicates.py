@@ -69,7 +69,21 @@ class MatchCompiler:
             OriginIn(origins) if origins != frozenset(Origin) else None,
         ]
         predicates = tuple(p for p in candidates if p is not None)
+        if match.hold_for is not None:
+            self._timed(match.to, kinds)
         return Matcher(predicates), kinds, namespaces.exact_names()
+
+    def _timed(self, names: Sequence[str], kinds: frozenset[Kind]) -> None:
+        """``for:`` times a state: it needs ``to:`` states (a signal holds for no time)."""
+        if not names:
+            message = "'for' needs 'to': the states the object must stay in that long"
+            self._problems.add((*self._path, "for"), message)
+        states = frozenset().union(*(self._kinds.states_for(kind) for kind in kinds))
+        signals = frozenset().union(*(self._kinds.signals_for(kind) for kind in kinds))
+        for position, name in enumerate(names):
+            if name in signals and name not in states:
+                message = f"{name!r} is a signal, not a state: 'for' can only time states"
+                self._problems.add((*self._path, "to", position), message)
 
     def _known(self, kinds: Sequence[Kind], every: frozenset[Kind]) -> frozenset[Kind]:
         """The kinds named that are known; each unknown one is a problem."""

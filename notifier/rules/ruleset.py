@@ -32,7 +32,7 @@ from notifier.rules.inhibiting import CompiledInhibition
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
-from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.templating import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
@@ -63,6 +63,21 @@ class CompiledRule:
     thread_by_object: bool = False
     thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
+    labels: tuple[tuple[str, str], ...] = ()  # for receivers that route by labels
+    hold_for: float | None = None  # ``for:``: seconds in a ``to:`` state before it fires
+    flapping: FlapPolicy | None = None
+    escalate: tuple[Escalation, ...] = ()  # more sinks while it is still firing
+    remind_every: float | None = None  # reminders while it is still firing
+
+    @property
+    def waits(self) -> bool:
+        """It tells once its ``for:`` ran out, not when matched."""
+        return self.hold_for is not None
+
+    @property
+    def timed(self) -> bool:
+        """It keeps timers: ``for:``, escalation steps or reminders."""
+        return self.waits or bool(self.escalate) or self.remind_every is not None
 
     def expired(self, now: float) -> bool:
         return self.until is not None and now >= self.until
@@ -109,10 +124,12 @@ class Ruleset:
     cluster_name: str = ""
     sinks: Mapping[str, bool] = field(default_factory=dict)  # every configured sink: enabled?
     inhibitions: tuple[CompiledInhibition, ...] = ()
+    timed: Mapping[str, CompiledRule] = field(init=False, repr=False)  # rules with ``for:``
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         every = frozenset().union(*(rule.kinds for rule in self.rules))
+        object.__setattr__(self, "timed", {rule.name: rule for rule in self.rules if rule.timed})
         object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in every})
 
     def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:

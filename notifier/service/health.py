@@ -30,6 +30,8 @@ class Parts:
     namespaces_failing: Callable[[], bool] = lambda: False
     config_maps: Sequence[WatchedConfigMap] = ()  # the rules and silences ConfigMaps, if watched
     state_alive: Callable[[], bool] = lambda: True
+    credentials_refused: Callable[[], dict[str, str]] = dict
+    ticker_alive: Callable[[], bool] = lambda: True  # group digests and ``for:`` timers
 
 
 def liveness(parts: Parts) -> list[Check]:
@@ -38,6 +40,7 @@ def liveness(parts: Parts) -> list[Check]:
     checks.append(flag("workers", lambda: parts.workers.alive, "a worker thread died"))
     checks.append(threshold("worker-busy", parts.workers.longest_busy_seconds, parts.wedged_after))
     checks.append(flag("state-writer", parts.state_alive, "the state writer thread is gone"))
+    checks.append(flag("rules-ticker", parts.ticker_alive, "the rules' clock thread is gone"))
     checks.append(_threads)
     return checks
 
@@ -54,6 +57,7 @@ def readiness(parts: Parts) -> list[Check]:
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
         lambda: _stuck(parts.delivery),
+        lambda: _credentials(parts.credentials_refused()),
     ]
     if parts.namespaces_watched():
         checks.append(
@@ -90,6 +94,11 @@ def _config_map_checks(watched: WatchedConfigMap) -> list[Check]:
         flag(f"synced-{name}", watched.synced.is_set, "not read yet"),
         flag(f"watch-open-{name}", lambda: not watched.failing, _FAILING),
     ]
+
+
+def _credentials(refused: dict[str, str]) -> CheckResult:
+    detail = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
+    return CheckResult("sink-credentials", not refused, detail)
 
 
 def _stuck(delivery: Delivery) -> CheckResult:

@@ -33,7 +33,11 @@ def _text_as_kind(wanted: type, value: Any) -> Any:
 _encoder = msgspec.json.Encoder(enc_hook=_kind_as_text)
 
 
-def _decoded(encoded: bytes, kinds: Kinds) -> Transition:
+def encode_transition(transition: Transition) -> bytes:
+    return _encoder.encode(transition)
+
+
+def decode_transition(encoded: bytes, kinds: Kinds = KINDS) -> Transition:
     """A transition back; its objects through the config's kinds, which know their Structs."""
     data = msgspec.json.decode(encoded)
     if not isinstance(data, dict):
@@ -58,7 +62,12 @@ class DurableHolding:
         for row in self._members.all_held():
             try:
                 restored.append(
-                    Held(row.token, row.rule, _decoded(row.encoded, self._kinds), row.held_at)
+                    Held(
+                        row.token,
+                        row.rule,
+                        decode_transition(row.encoded, self._kinds),
+                        row.held_at,
+                    )
                 )
             except msgspec.DecodeError as err:  # ValidationError is a DecodeError
                 log.warning(
@@ -70,7 +79,7 @@ class DurableHolding:
         return restored
 
     def hold(self, member: Held) -> None:
-        encoded = _encoder.encode(member.transition)
+        encoded = encode_transition(member.transition)
         self._members.hold(HeldRow(member.token, member.rule, encoded, member.held_at))
 
     def forget(self, tokens: Sequence[int]) -> None:

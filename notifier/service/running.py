@@ -33,6 +33,7 @@ from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.delivery.credentials import CredentialChecks
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
@@ -61,7 +62,9 @@ from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.stage import RoutingStage, Ticker, both
+from notifier.service.timers import DurableTimers
 from notifier.service.watch_changes import WatchChanges
+from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
@@ -174,7 +177,9 @@ class _Service:
         config = holder.current.config
         threads: ThreadStore = state.threads if state is not None else MemoryThreads()
         outbox = state.outbox if state is not None else None
-        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
+        alerts = state.alerts if state is not None else MemoryAlerts()
+        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads, alerts=alerts)
+        self.credentials = CredentialChecks()
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
@@ -184,6 +189,7 @@ class _Service:
         kinds = holder.current.kinds
         holding = DurableHolding(state.held, kinds) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
+        timers = DurableTimers(state.timers, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -191,6 +197,7 @@ class _Service:
             holding=holding,
             firings=firings,
             silences=self.silences,
+            timers=timers,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
@@ -202,7 +209,7 @@ class _Service:
             raw, self.informers, self.known, self._informer, self.settling.settle_started
         )
         holder.stage_with(
-            sink_stager(self.delivery, threads),
+            sink_stager(self.delivery, threads, alerts),
             self.namespaces.stage,
             enrichment_stager(self.enricher, raw),
             watch_changes.stage,
@@ -227,7 +234,11 @@ class _Service:
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
         self.settling = Settling(
-            intake=self.intake, known=self.known, commit=self._commit, stop=self.signals.stop
+            intake=self.intake,
+            known=self.known,
+            commit=self._commit,
+            stop=self.signals.stop,
+            caught_up=self.engine.caught_up,
         )
         self.informers = InformerSet(
             [
@@ -308,6 +319,8 @@ class _Service:
             namespaces_failing=self.namespaces.failing,
             config_maps=self.watched_config_maps,
             state_alive=lambda: self.state is None or self.state.healthy,
+            credentials_refused=self.credentials.refused,
+            ticker_alive=lambda: self.ticker.alive,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),
@@ -327,6 +340,7 @@ class _Service:
     def serve(self) -> int:
         self.signals.install()
         self.delivery.start()
+        self.credentials.run(self.delivery.sinks())
         self.ticker.restore()
         self.workers.start()
         self.ticker.start()

@@ -3,7 +3,8 @@
 The initial list: once every informer is synced, what we knew before a
 restart and is gone now is queued as catch-up deletes and the cache is frozen
 out of the cyclic GC's reach; once the workers have taken every listed key,
-the baseline is marked and, with the state writes committed, the start's
+the baseline is marked, the rules' ``for:`` timers may fire (what left its
+state while we were away has cancelled its timer) and, with the state writes committed, the start's
 freed memory is given back (``service/heap.py``).
 
 Each relist after a 410 decodes the whole list again, page by page; the pages
@@ -77,8 +78,10 @@ class Settling:
         stop: threading.Event,
         settings: Settings | None = None,
         give_back: Callable[[], bool] = give_back_freed_memory,
+        caught_up: Callable[[], None] = lambda: None,
     ) -> None:
         self._intake, self._known, self._commit = intake, known, commit
+        self._caught_up = caught_up
         self._stop, self._give_back = stop, give_back
         self._settings = settings or Settings()
         self._relisted = threading.Event()
@@ -113,6 +116,7 @@ class Settling:
             return False
         # From now on, a start with this file is not a first one for these scopes.
         self._known.mark_baseline(_scopes(informers))
+        self._caught_up()  # what changed meanwhile is acted on: ``for:`` timers may fire
         log.info("initial list acted on: what changes while the service is stopped is caught up")
         log.info(
             "informers synced: %s", ", ".join(f"{i.kind.value}={len(i.store)}" for i in informers)

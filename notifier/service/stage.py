@@ -1,7 +1,8 @@
 """Where workers hand transitions: rules decide, delivery sends.
 
-``RoutingStage`` is the workers' TransitionSink. A ``Ticker`` thread
-releases group digests when they come due. Both hand notifications to a
+``RoutingStage`` is the workers' TransitionSink. A ``Ticker`` thread (the
+rules' clock) releases group digests and fires ``for:`` timers when they
+come due. Both hand notifications to a
 ``submit`` callable: delivery itself, or the leader gate in front of it.
 The ticker tells the engine to forget a digest's held members only after
 it submitted the digest, so the outbox row is written before they go.
@@ -90,8 +91,8 @@ class Ticker:
         """Hold again what a previous process held (call before ``start``)."""
         self._hand_on(self._engine.restore())
 
-    def flush(self, now: float | None = None) -> None:
-        self._hand_on(self._engine.tick(now))
+    def flush(self, now: float | None = None, *, timers: bool = True) -> None:
+        self._hand_on(self._engine.tick(now, timers=timers))
 
     def _hand_on(self, released: Released) -> None:
         for notification in released.notifications:
@@ -103,4 +104,5 @@ class Ticker:
         self._stop.set()
         self._thread.join(2)
         if release_all:
-            self.flush(now=time.time() + 10**6)  # later than any group_wait or interval
+            # later than any group_wait or interval; ``for:`` timers keep their time
+            self.flush(now=time.time() + 10**6, timers=False)

@@ -7,12 +7,17 @@ rather than guessed at.
 - ``outbox``: notifications written before they are sent; a row is deleted
   when its notification is delivered or dead-lettered. ``seq`` orders them.
 - ``dead_letters``: notifications given up on, with why; pruned by age.
-- ``slack_threads``: the ``ts`` of each thread's first message; pruned by age.
+- ``slack_threads``: the ``ts`` of each thread's first message (Slack; an email thread's
+  ``Message-ID``); pruned by age.
+- ``open_alerts``: what an Alertmanager sink still re-sends, until its resolution.
 - ``seen``: the last object state the worker acted on, per kind and key.
 - ``held``: transitions a rule's group holds for its next digest, until the
   digest is in the outbox (version 3).
 - ``firing``: what a rule with ``send_resolved`` told about an object and is
   not over yet, so a resolution after a restart is still sent (version 4).
+- ``timers``: a rule's ``for:``, escalation steps and reminders timing an object
+  in its states: pending, or fired and not yet left, with the transition to
+  tell (version 5).
 - ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
   first acted on the whole initial list (version 3).
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -79,6 +84,14 @@ CREATE TABLE IF NOT EXISTS held (
     held_at REAL NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS open_alerts (
+    scope TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    alert BLOB NOT NULL,
+    stored_at REAL NOT NULL,
+    PRIMARY KEY (scope, fingerprint)
+);
+
 CREATE TABLE IF NOT EXISTS firing (
     rule TEXT NOT NULL,
     kind TEXT NOT NULL,
@@ -86,6 +99,19 @@ CREATE TABLE IF NOT EXISTS firing (
     states TEXT NOT NULL,
     fired_at REAL NOT NULL,
     PRIMARY KEY (rule, kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS timers (
+    rule TEXT NOT NULL,
+    step INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    since REAL NOT NULL,
+    fired INTEGER NOT NULL,
+    told INTEGER NOT NULL,
+    wanted TEXT NOT NULL,
+    transition BLOB NOT NULL,
+    PRIMARY KEY (rule, step, kind, key)
 );
 """
     + _SEEN

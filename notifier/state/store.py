@@ -2,7 +2,7 @@
 
 It holds the outbox, the dead letters, Slack thread roots, the last
 object state acted on per key and the group members waiting for their
-digest, all written by one ``BatchWriter`` thread
+digest, the rules' ``for:`` timers, all written by one ``BatchWriter`` thread
 (group commits, submission order) and read through one read connection.
 Old dead letters, thread roots and abandoned outbox rows are pruned by the
 writer every ``prune_interval_seconds``. See ``database`` for what happens
@@ -19,6 +19,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from notifier.state.alerts import OpenAlerts
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
@@ -28,6 +29,7 @@ from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
 from notifier.state.seen import SeenObjects
 from notifier.state.threads import SlackThreads, prune_threads
+from notifier.state.timers import TimerRows
 from notifier.state.writer import BatchWriter, Chore
 
 _HOUR = 3600.0
@@ -54,6 +56,8 @@ class StateStore:
         self.seen = SeenObjects(self._writer, self._reader)
         self.held = HeldMembers(self._writer, self._reader)
         self.firing = FiringRows(self._writer, self._reader)
+        self.alerts = OpenAlerts(self._writer, self._reader, clock=clock)
+        self.timers = TimerRows(self._writer, self._reader)
         self._writer.start()
 
     @property

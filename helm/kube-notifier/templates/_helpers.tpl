@@ -134,6 +134,21 @@ the checks below read it; the ConfigMap holds kube-notifier.configText.
 {{- $_ := set $watch "namespaces" .Values.watchNamespaces }}
 {{- $_ := set $config "watch" $watch }}
 {{- end }}
+{{- if .Values.alertmanager.urls }}
+{{- $sink := dict "name" "alertmanager" "type" "alertmanager" "urls" .Values.alertmanager.urls }}
+{{- if .Values.alertmanager.labels }}
+{{- $_ := set $sink "labels" .Values.alertmanager.labels }}
+{{- end }}
+{{- $_ := set $config "sinks" (append (default list $config.sinks) $sink) }}
+{{- $rules := list }}
+{{- range $rule := (default list $config.rules) }}
+{{- if and (kindIs "map" $rule) $rule.sinks }}
+{{- $rule = merge (dict "sinks" (append $rule.sinks "alertmanager")) $rule }}
+{{- end }}
+{{- $rules = append $rules $rule }}
+{{- end }}
+{{- $_ := set $config "rules" $rules }}
+{{- end }}
 {{- toYaml $config }}
 {{- end }}
 {{- end }}

@@ -17,3 +17,19 @@ class NoisePolicy:
     @property
     def grouped(self) -> bool:
         return bool(self.group_by)
+
+
+@dataclass(frozen=True, slots=True)
+class FlapPolicy:
+    """``flapping:``: this many entries and exits of the rule's states within ``within`` seconds."""
+
+    changes: int
+    within: float
+
+
+@dataclass(frozen=True, slots=True)
+class Escalation:
+    """``escalate:`` step: still firing ``after`` seconds, it is told to these sinks too."""
+
+    after: float
+    sinks: tuple[str, ...]

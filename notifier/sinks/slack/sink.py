@@ -16,8 +16,10 @@ import logging
 import threading
 from typing import Any
 
+import msgspec
+
 from notifier.notifications import Notification
-from notifier.sinks.base import SendError
+from notifier.sinks.base import Capabilities, SendError, Verdict
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.threads import ThreadStore
@@ -44,6 +46,19 @@ class SlackSink:
     @property
     def integration(self) -> str:
         return "slack"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        threads = self._threads is not None
+        return Capabilities(resolve=True, threads=threads, update_in_place=threads)
+
+    def check_credentials(self) -> Verdict:
+        return self._poster.check()
+
+    def preview(self, notification: Notification) -> str:
+        text = fit_text(mrkdwn_escaped(notification.message.text))
+        body = {"text": text, "blocks": fit_blocks(notification.message.blocks)}
+        return msgspec.json.format(msgspec.json.encode(body)).decode()
 
     def send(self, notification: Notification) -> None:
         # The text part is plain text on every sink; as Slack's fallback it is mrkdwn.

@@ -18,10 +18,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+import msgspec
 import urllib3
 
 from notifier import __version__
 from notifier.notifications import Notification
+from notifier.sinks.base import Capabilities
 from notifier.sinks.secrets import redact_url
 from notifier.sinks.transport import Transport, tls_context
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
@@ -80,6 +82,15 @@ class WebhookSink:
     @property
     def integration(self) -> str:
         return "webhook"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        # A resolution is its own payload (status "resolved"), at resolved_url when set.
+        return Capabilities(resolve=True)
+
+    def preview(self, notification: Notification) -> str:
+        body, _ = encode_body(notification, self._target.body_format, self._target.cloudevents)
+        return msgspec.json.format(body).decode()
 
     def send(self, notification: Notification) -> None:
         body, content_type = encode_body(

@@ -31,7 +31,15 @@ def test_example_loads_cleanly_without_environment() -> None:
     assert isinstance(webhook, WebhookSinkConfig) and webhook.url is not None
     assert webhook.url.get_secret_value() == "http://127.0.0.1:9000/hook"
     assert isinstance(slack, SlackSinkConfig) and not slack.enabled
-    assert config.watch.kinds == [Kind.POD, Kind.DEPLOYMENT, Kind.SERVICE, Kind.JOB, Kind.NODE]
+    assert config.watch.kinds == [
+        Kind.POD,
+        Kind.DEPLOYMENT,
+        Kind.STATEFULSET,
+        Kind.DAEMONSET,
+        Kind.SERVICE,
+        Kind.JOB,
+        Kind.NODE,
+    ]
     assert loaded.ruleset.sinks == {"console": True, "webhook": True, "slack": False}
 
 

@@ -1,0 +1,180 @@
+"""``kube-notifier rules timeline``: what the rules do with an object's states over time.
+
+``rules timeline FILE STATE...`` plays states of objects (``kubectl get -o
+yaml`` output; ``FILE@TIME``, ``TIME`` an offset such as ``15m`` or an RFC
+3339 time) through the rules as the service would, with a clock that jumps
+from one due time to the next, and prints the timeline: what was told and
+when, what became pending (``for:``) and when it would fire, what was
+cancelled, flapping, escalated, reminded and resolved. A file with several
+documents (or a ``kind: List``) gives one state per object, ``--every``
+apart. After the last state the clock runs ``--until`` longer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import msgspec
+import yaml
+
+from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
+from notifier.kinds.registry import KINDS, Kinds
+from notifier.notifications import Notification
+from notifier.objects import KubeObject, key_of, kind_of
+from notifier.rules.durations import parse_duration
+from notifier.rules.engine import RulesEngine
+from notifier.rules.facts import parse_time
+from notifier.rules.ruleset import Ruleset
+from notifier.templating.environment import format_duration
+from notifier.transitions.detecting import detect
+from notifier.transitions.model import Origin, Transition
+
+_MAX_TICKS = 10_000  # a clock that keeps finding work is cut short, not looped on
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    at: float
+    obj: KubeObject
+
+
+def add_timeline_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    timeline = commands.add_parser("timeline", help="play an object's states over time")
+    timeline.add_argument("file", type=Path)
+    timeline.add_argument("states", nargs="+", help="FILE@TIME: 0s, 15m, or an RFC 3339 time")
+    timeline.add_argument("--every", default="1m", help="between states with no time of their own")
+    timeline.add_argument("--until", default="1h", help="how long the clock runs after the last")
+    timeline.set_defaults(handler=run_timeline)
+
+
+def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    loaded = load_for_test(args.file, out)
+    if loaded is None:
+        return 1
+    try:
+        every, until = parse_duration(args.every), parse_duration(args.until)
+        states = list(read_states(args.states, every, loaded.kinds))
+    except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
+        print(f"error: {exc}", file=out)
+        return 1
+    play(loaded.ruleset, states, until, out)
+    return 0
+
+
+def read_states(specs: Sequence[str], every: float, known: Kinds = KINDS) -> Iterator[State]:
+    """The states in order given; an offset counts from the first state's time."""
+    at, first = 0.0, None
+    for spec in specs:
+        path, _, when = spec.rpartition("@") if "@" in spec else (spec, "", "")
+        if when:
+            dated = parse_time(when) if "T" in when else None
+            at = dated if dated is not None else (first or 0.0) + parse_duration(when)
+        first = at if first is None else first
+        for obj in _objects(Path(path), known):
+            yield State(at, obj)
+            at += every
+        at -= every
+
+
+def _objects(path: Path, known: Kinds) -> Iterator[KubeObject]:
+    for document in yaml.load_all(path.read_text(encoding="utf-8"), Loader=TextTimes):
+        items = document.get("items") if isinstance(document, dict) else None
+        for data in items if document.get("kind") == "List" and items else [document]:
+            yield kube_object(data, path, known)
+
+
+def play(ruleset: Ruleset, states: Sequence[State], until: float, out: TextIO) -> None:
+    start = states[0].at
+    engine = RulesEngine(lambda: ruleset, clock=lambda: start)
+    timeline = _Timeline(ruleset, start, out)
+    last: dict[tuple[str, str], KubeObject] = {}
+    for state in sorted(states, key=lambda s: s.at):
+        timeline.run_clock(engine, state.at)
+        where = (str(kind_of(state.obj)), str(key_of(state.obj)))
+        transition = detect(
+            last.get(where), state.obj, origin=Origin.LIVE, observed_at=state.at,
+            correlation_id="timeline",
+        )  # fmt: skip
+        last[where] = state.obj
+        timeline.transition(state.at, transition, engine)
+    timeline.run_clock(engine, states[-1].at + until)
+
+
+class _Timeline:
+    def __init__(self, ruleset: Ruleset, start: float, out: TextIO) -> None:
+        self._rules = {rule.name: rule for rule in ruleset.rules}
+        self._start = start
+        self._out = out
+        self._firing: set[tuple[str, str]] = set()  # (rule, object key)
+
+    def run_clock(self, engine: RulesEngine, until: float) -> None:
+        for _ in range(_MAX_TICKS):
+            due = engine.next_due()
+            if due is None or due > until:
+                return
+            released = engine.tick(due)
+            engine.forget(released)
+            for line in self._told_by_clock(released.notifications):
+                self._say(due, line)
+
+    def transition(self, at: float, transition: Transition | None, engine: RulesEngine) -> None:
+        if transition is None:
+            self._say(at, "no change a rule could see")
+            return
+        before = ", ".join(sorted(transition.old_states)) or str(transition.event)
+        after = ", ".join(sorted(transition.new_states)) or "gone"
+        self._say(at, f"{transition.kind} {transition.key}: {before} -> {after}")
+        decision = engine.decide(transition, now=at)
+        for rule, reason in decision.suppressed:
+            self._say(at, "  " + self._why(rule, reason, at))
+        flapping = {rule for rule, reason in decision.suppressed if reason.startswith("flapping:")}
+        for (rule, key, resolves), sinks in _by_rule(decision.notifications).items():
+            verb = "resolved" if resolves else "flapping" if rule in flapping else "tells"
+            self._mark(rule, key, firing=verb == "tells")
+            self._say(at, f"  {verb}: {rule} -> {', '.join(sinks)}")
+
+    def _why(self, rule: str, reason: str, at: float) -> str:
+        if reason.startswith("pending:"):
+            hold = self._rules[rule].hold_for or 0.0
+            return f"pending: {rule} (fires at {self._clock(at + hold)} if it stays)"
+        if reason == "pending_cancelled":
+            return f"cancelled: {rule} (left before its for:)"
+        if reason.startswith("flapping:"):
+            return f"{reason.split(':', maxsplit=1)[0]}: {rule} ({reason.split(': ', 1)[1]})"
+        return f"quiet: {rule or 'all'} ({reason})"
+
+    def _told_by_clock(self, notifications: list[Notification]) -> Iterator[str]:
+        for (rule, key, resolves), sinks in _by_rule(notifications).items():
+            if resolves:
+                verb = "steady again (no longer flapping)"
+            elif (rule, key) not in self._firing:
+                verb = "fires"
+            elif not set(sinks) <= set(self._rules[rule].sinks):
+                verb = "escalates"
+            else:
+                verb = "reminds"
+            self._mark(rule, key, firing=not resolves)
+            yield f"{verb}: {rule} -> {', '.join(sinks)}"
+
+    def _mark(self, rule: str, key: str, *, firing: bool) -> None:
+        (self._firing.add if firing else self._firing.discard)((rule, key))
+
+    def _say(self, at: float, text: str) -> None:
+        print(f"{self._clock(at):>8}  {text}", file=self._out)
+
+    def _clock(self, at: float) -> str:
+        return "+" + format_duration(at - self._start)
+
+
+def _by_rule(notifications: list[Notification]) -> dict[tuple[str, str, bool], list[str]]:
+    """(rule, object, resolution?) -> the sinks told, in order."""
+    grouped: dict[tuple[str, str, bool], list[str]] = {}
+    for told in notifications:
+        grouped.setdefault((told.rule, told.ordering_key, told.resolves), []).append(told.sink)
+    return grouped

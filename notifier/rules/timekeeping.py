@@ -1,0 +1,143 @@
+"""The rules' time, under one lock: ``for:`` timers, flapping, and the firings they touch.
+
+A worker following a transition and the clock thread firing a timer must
+not interleave for one object: a firing told by the clock must be remembered
+(``send_resolved``) before a worker looks for what the object's next
+transition ends. So the timers, the flapping detector and the resolver's
+"what does this end" are asked under ``lock``, which the clock thread also
+holds while it tells what came due.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from notifier.kinds.registry import spec_of
+from notifier.rules import metrics
+from notifier.rules.decisions import Decision
+from notifier.rules.flapping import Flap, FlapDetector
+from notifier.rules.metrics import SuppressReason
+from notifier.rules.resolving import Firing, Resolver
+from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
+from notifier.templating.environment import format_duration
+from notifier.transitions.model import Transition
+
+
+@dataclass(frozen=True, slots=True)
+class Followed:
+    routes: tuple[CompiledRule, ...]  # the routes that tell now
+    ended: list[Firing]  # the firings the transition ends (resolutions to tell)
+    flaps: tuple[Flap, ...]  # flapping it begins
+    escalated: Mapping[str, tuple[str, ...]]  # rule -> the sinks its escalation reached
+
+
+class TimeKeeper:
+    def __init__(self, timers: TimerStore | None, resolver: Resolver) -> None:
+        self.lock = threading.RLock()  # the clock thread tells (and so ``told``) under it
+        self.open = True  # False from a restart's restore until its catch-up is acted on
+        self._timers = Timers(timers)
+        self._flaps = FlapDetector()
+        self._resolver = resolver
+
+    def follow(
+        self,
+        transition: Transition,
+        ruleset: Ruleset,
+        routes: tuple[CompiledRule, ...],
+        decision: Decision,
+        now: float,
+    ) -> Followed:
+        """What ``transition`` means for the rules' time: see ``Followed``."""
+        with self.lock:
+            escalated = self._timers_ended(transition, ruleset, decision)
+            for rule in routes:
+                if rule.waits and self._timers.start(
+                    rule, transition, entered(rule, transition), 0
+                ):
+                    wait = format_duration(rule.hold_for or 0.0)
+                    decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
+            flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
+            ended = self._resolver.resolved(transition)
+        for rule in routes:
+            if rule.name in flaps.quiet:
+                metrics.count_suppressed(SuppressReason.FLAPPING)
+                decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
+        now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
+        ended = [firing for firing in ended if firing.rule not in flaps.quiet]
+        for flap in flaps.started:
+            steady = format_duration(flap.within)
+            decision.suppressed.append(
+                (flap.rule, f"flapping: told once, quiet until steady {steady}")
+            )
+        return Followed(now_routes, ended, flaps.started, escalated)
+
+    def _timers_ended(
+        self, transition: Transition, ruleset: Ruleset, decision: Decision
+    ) -> dict[str, tuple[str, ...]]:
+        """Count the ``for:`` timers ``transition`` cancels; the sinks escalations reached."""
+        escalated: dict[str, tuple[str, ...]] = {}
+        for timer in self._timers.observe(transition):
+            if timer.step == FOR_STEP and not timer.fired:
+                metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
+                decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
+            rule = ruleset.timed.get(timer.rule)
+            if (
+                timer.fired
+                and timer.step > 0
+                and rule is not None
+                and timer.step <= len(rule.escalate)
+            ):
+                escalated[timer.rule] = (
+                    *escalated.get(timer.rule, ()),
+                    *rule.escalate[timer.step - 1].sinks,
+                )
+        return escalated
+
+    def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
+        """``rule`` told about ``transition``'s object: time its escalation and reminders."""
+        if (not rule.escalate and rule.remind_every is None) or rule.to.isdisjoint(
+            transition.new_states
+        ):
+            return
+        with self.lock:
+            for step in (*range(1, len(rule.escalate) + 1), REMIND_STEP):
+                self._timers.start(rule, transition, now, step)
+
+    def due(self, ruleset: Ruleset, now: float) -> list[tuple[Timer, CompiledRule | None]]:
+        """Timers come due, with the rule to tell them (None: it is muted or flaps: quiet).
+
+        The caller holds ``lock`` until it has told them."""
+        if not self.open:
+            return []
+        return [(t, self._telling(r, t, now)) for t, r in self._timers.due(ruleset.timed, now)]
+
+    def _telling(self, rule: CompiledRule, timer: Timer, now: float) -> CompiledRule | None:
+        if rule.muted(now):
+            metrics.count_suppressed(SuppressReason.MUTE)
+            return None
+        return None if self._flaps.flapping(rule.name, timer.transition) else rule
+
+    def settled(self, now: float) -> list[Flap]:
+        with self.lock:
+            return self._flaps.settled(now)
+
+    def fired(self, timers: tuple[Timer, ...]) -> None:
+        with self.lock:
+            self._timers.fired(list(timers))
+
+    def next_due(self, ruleset: Ruleset) -> float | None:
+        with self.lock:
+            dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
+        return min((due for due in dues if due is not None), default=None)
+
+
+def entered(rule: CompiledRule, transition: Transition) -> float:
+    """When the object entered the rule's states: by its own timestamps where its kind keeps
+    one (a Node condition's ``lastTransitionTime``), else when the worker saw it."""
+    seen = transition.observed_at
+    held = rule.to & transition.new_states
+    own = spec_of(transition.obj).entered_at(transition.obj, held)
+    return seen if own is None else min(seen, own)

@@ -1,0 +1,63 @@
+"""Rules' ``for:`` timers, kept so a restart neither resets, loses nor doubles them.
+
+One row per rule and object: when the state was entered, whether it fired,
+the rule's states it waits on (JSON text) and the transition to tell (opaque
+bytes: encoding it is the caller's). Written by the one writer thread as lazy
+writes: each commits no later than the worker's record of the object it
+came from, and a fired mark no later than what the firing put in the outbox.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from functools import partial
+from typing import NamedTuple
+
+from notifier.state.reader import Reader
+from notifier.state.writer import BatchWriter
+
+
+class TimerRow(NamedTuple):
+    rule: str
+    step: int  # 0: ``for:``; 1, 2, ...: escalation steps; -1: reminders
+    kind: str
+    key: str
+    since: float
+    fired: bool
+    told: int
+    wanted: str  # a JSON list of state names
+    encoded: bytes
+
+
+class TimerRows:
+    def __init__(self, writer: BatchWriter, reader: Reader) -> None:
+        self._writer = writer
+        self._reader = reader
+
+    def all_rows(self) -> list[TimerRow]:
+        rows = self._reader.rows(
+            "SELECT rule, step, kind, key, since, fired, told, wanted, transition FROM timers"
+        )
+        return [
+            TimerRow(rule, step, kind, key, since, bool(fired), told, wanted, encoded)
+            for rule, step, kind, key, since, fired, told, wanted, encoded in rows
+        ]
+
+    def upsert(self, row: TimerRow) -> None:
+        self._writer.submit(partial(_upsert, tuple(row)), urgent=False)
+
+    def delete(self, rule: str, step: int, kind: str, key: str) -> None:
+        self._writer.submit(partial(_delete, (rule, step, kind, key)), urgent=False)
+
+
+def _upsert(row: tuple[object, ...], conn: sqlite3.Connection) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO timers"
+        " (rule, step, kind, key, since, fired, told, wanted, transition)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        row,
+    )
+
+
+def _delete(where: tuple[str, int, str, str], conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM timers WHERE rule = ? AND step = ? AND kind = ? AND key = ?", where)
