@@ -141,8 +141,9 @@ def _edit(args: argparse.Namespace, edit: Edit) -> int:
 def edit_silences(client: RawClient, namespace: str, name: str, edit: Edit) -> None:
     """Read-modify-write the silences ConfigMap (the CLI's and the page's one way to write).
 
-    Retried on a conflicting edit; ended silences older than a day are pruned.
-    Raises ``ApiError``, or ``ValueError`` when the map is unreadable or kept changing.
+    Retried on a conflicting edit; ended silences older than a day are pruned. Raises
+    ``ApiError`` (or a connection error), or ``ValueError`` when the map is unreadable
+    or kept changing.
     """
     for _ in range(ATTEMPTS):
         silences, version = read_silences_map(client, namespace, name)

@@ -7,8 +7,10 @@ crash loop, a failed Job; those of the rule's ``to:`` when it names some, as
 later transition of that object in which none of those states holds, or its
 deletion, moves it to the recently resolved. Notifications of signals alone
 (a restart counted) leave nothing firing. Memory for this process only
-(since it started), bounded: past ``max_objects`` objects the oldest is
-forgotten, and ``resolved_kept`` resolutions are kept.
+(since it started; what ``send_resolved`` rules told before a restart is
+seeded from their saved memory, without its sinks), bounded: past
+``max_objects`` objects the oldest is forgotten, and ``resolved_kept``
+resolutions are kept.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from notifier.api.page.views import FiringItem, Paged, Where
@@ -33,7 +35,7 @@ _ObjectId = tuple[str, str]  # kind, key
 
 @dataclass(slots=True)
 class _Object:
-    transition: Transition  # the latest, for a silence's preview (labels, reason)
+    transition: Transition | None  # the latest, for a silence's preview; None: from before
     rules: dict[str, FiringItem]
 
 
@@ -67,6 +69,18 @@ class FiringBoard:
                 self._resolve(where, entry, transition)
             if decision.notifications and transition.event is not EventType.DELETED:
                 self._fire(where, transition, decision)
+
+    def seed(self, items: Iterable[FiringItem]) -> None:
+        """What a previous process told and is not over (``send_resolved`` rules' memory)."""
+        with self._lock:
+            for item in items:
+                where = (
+                    item.kind,
+                    f"{item.namespace}/{item.name}" if item.namespace else item.name,
+                )
+                entry = self._objects.setdefault(where, _Object(None, {}))
+                entry.rules.setdefault(item.rule, item)
+            self._forget_oldest()
 
     def _resolve(self, where: _ObjectId, entry: _Object, transition: Transition) -> None:
         deleted = transition.event is EventType.DELETED
@@ -114,6 +128,8 @@ class FiringBoard:
             objects = [(e.transition, list(e.rules.values())) for e in self._objects.values()]
         hits: list[FiringItem] = []
         for transition, items in objects:
+            if transition is None:
+                continue  # seen by a previous process only: its labels are not known here
             probe = Probe(transition, context)
             hits.extend(item for item in items if compiled.matches(probe, item.rule))
         return Paged(hits[:limit], len(hits), 0, limit)

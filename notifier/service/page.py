@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import urllib3
+
 from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
 from notifier.api.page.views import (
@@ -35,6 +37,8 @@ from notifier.cli_silences import Edit, edit_silences, expiring, new_silence
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.rules.silences import Silence, SilenceBook
+from notifier.service.firing import DurableFirings
+from notifier.service.kube import failure
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.client import ApiError, RawClient
 from notifier.state import StateStore
@@ -77,6 +81,16 @@ def rule_targets(holder: RulesHolder) -> Callable[[str], frozenset[str]]:
         return frozenset()
 
     return targets
+
+
+def told_before(firings: DurableFirings) -> list[FiringItem]:
+    """What ``send_resolved`` rules told before this process started, for the firing board."""
+    items = []
+    for firing in firings.all_firing():
+        namespace, _, name = str(firing.key).rpartition("/")
+        items.append(FiringItem(firing.rule, firing.kind.value, namespace, name,
+                                tuple(sorted(firing.states)), firing.fired_at, ()))  # fmt: skip
+    return items
 
 
 class _Silences:
@@ -126,7 +140,9 @@ def _silence_writes(client: RawClient, namespace: str, name: str) -> SilenceWrit
     def edit(change: Edit) -> None:
         try:
             edit_silences(client, namespace, name, change)
-        except (ApiError, ValueError) as err:
+        except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+            raise SilenceWriteError(failure(client.server, err)) from err
+        except ValueError as err:
             raise SilenceWriteError(str(err)) from err
 
     def add(made: NewSilence) -> str:

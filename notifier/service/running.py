@@ -55,7 +55,7 @@ from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
-from notifier.service.page import PageSources, page_parts, rule_targets
+from notifier.service.page import PageSources, page_parts, rule_targets, told_before
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.settling import Settling
@@ -202,6 +202,8 @@ class _Service:
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
         self.board = FiringBoard(rule_targets(holder))
+        if firings is not None:
+            self.board.seed(told_before(firings))
         self._build_pipeline(raw)
         watch_changes = WatchChanges(
             raw, self.informers, self.known, self._informer, self.settling.settle_started

@@ -176,6 +176,29 @@ def test_a_dead_letter_is_replayed_from_the_page(
     assert [r.status for r in receiver.received()] == [400, 200]
 
 
+def test_what_a_send_resolved_rule_told_shows_under_now_after_a_restart(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, browser: WebDriver
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("restart")
+    kube.create_pod(ns, "web-1")
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG.format(ns=ns, url=receiver.url) + "    send_resolved: true\n")
+    state = tmp_path / "state.db"
+    first = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    first.wait_ready()
+    _crashloop(kube, ns, "web-1")
+    receiver.wait_for_count(1, timeout=20)
+    assert first.stop() == 0, first.output()
+    second = ServiceProcess(config, control_plane.kubeconfig, state).start()
+    try:
+        second.wait_ready()
+        browser.get(f"http://127.0.0.1:{second.port}/page/now?namespace={ns}")
+        assert _shown(browser, "#firing", "web-1", "CrashLoopBackOff", "before a restart")
+    finally:
+        assert second.stop() == 0, second.output()
+
+
 def _post(url: str, port: int) -> int:
     """A same-origin POST carrying a cookie and its token: refused all the same when read-only."""
     request = urllib.request.Request(url, data=b"match=name%3D*&csrf=t&author=x", method="POST")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from notifier.api.board import FiringBoard
-from notifier.api.page.views import Where
+from notifier.api.page.views import FiringItem, Where
 from notifier.rules.decisions import Decision
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import POD_JSON, changed, crashloop, transition
@@ -79,3 +79,15 @@ def test_the_states_are_the_rules_to_when_it_names_some() -> None:
                                new_states={"Running"})  # fmt: skip
     board.record(still_running, Decision(matched=()))
     assert board.firing(Where(), 0, 1).total == 0 and len(board.resolved(Where(), 5)) == 1
+
+
+def test_what_was_told_before_a_restart_is_seeded_and_resolves_as_any_other() -> None:
+    board = FiringBoard()
+    before = FiringItem("pod-crash", "Pod", "shop", "web-7d4b9c6f5d-x2x9q",
+                        ("CrashLoopBackOff",), 1.0, ())  # fmt: skip
+    board.seed([before])
+    assert board.firing(Where(namespace="shop"), 0, 5).items == [before]
+    assert board.preview({"namespace": "shop"}, 5).total == 0  # no object known yet
+    board.record(_recovered(), Decision(matched=()))
+    assert board.firing(Where(), 0, 5).total == 0
+    assert board.resolved(Where(), 5)[0].name == "web-7d4b9c6f5d-x2x9q"
