@@ -28,6 +28,7 @@ from notifier.kinds.event import EVENT
 from notifier.kinds.hpa import HPA
 from notifier.kinds.job import JOB
 from notifier.kinds.node import NODE
+from notifier.kinds.pdb import PDB
 from notifier.kinds.pod import POD
 from notifier.kinds.pvc import PVC
 from notifier.kinds.service import SERVICE
@@ -39,7 +40,7 @@ from notifier.objects import Kind, KubeObject
 T = TypeVar("T", bound=KubeObject)
 
 BUILT_IN: tuple[KindSpec[Any], ...] = (
-    POD, DEPLOYMENT, SERVICE, JOB, CRONJOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, EVENT
+    POD, DEPLOYMENT, SERVICE, JOB, CRONJOB, STATEFULSET, DAEMONSET, NODE, PVC, HPA, PDB, EVENT
 )  # fmt: skip
 
 BUILT_IN_KINDS: tuple[Kind, ...] = tuple(spec.kind for spec in BUILT_IN)

@@ -29,8 +29,9 @@ from scripts.kinds_reference import (
 REGENERATE = "regenerate: python -m scripts.kinds_reference"
 
 
-def test_every_kind_has_one_spec_and_every_spec_a_kind() -> None:
-    assert set(BUILT_IN_KINDS) == {
+def test_every_kind_named_in_code_has_one_spec() -> None:
+    """A kind's module is all a new kind needs: a ``Kind`` constant is optional."""
+    assert set(BUILT_IN_KINDS) >= {
         value for value in vars(Kind).values() if isinstance(value, Kind)
     }
     assert len({spec.struct for spec in BUILT_IN}) == len(BUILT_IN)

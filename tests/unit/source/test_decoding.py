@@ -311,6 +311,17 @@ BOOKMARKS: dict[Kind, dict[str, Any]] = {
         "spec": {"scaleTargetRef": {"kind": "", "name": ""}, "maxReplicas": 0},
         "status": {"desiredReplicas": 0, "currentMetrics": None},
     },
+    Kind("PodDisruptionBudget"): {
+        "kind": "PodDisruptionBudget",
+        "apiVersion": "policy/v1",
+        "spec": {},
+        "status": {
+            "disruptionsAllowed": 0,
+            "currentHealthy": 0,
+            "desiredHealthy": 0,
+            "expectedPods": 0,
+        },
+    },
     Kind.EVENT: {
         "kind": "Event",
         "apiVersion": "v1",
@@ -329,7 +340,8 @@ BOOKMARKS: dict[Kind, dict[str, Any]] = {
 def test_a_bookmark_decodes_and_carries_its_resource_version(kind: Kind) -> None:
     """Real bookmarks carry ``"containers": null`` (no omitempty in Go) for Pods and
     Deployments: the typed decode fails and decode_event must still see a bookmark."""
-    bookmark = dict(BOOKMARKS[kind])
+    # A kind without an entry: the empty object most kinds' bookmarks carry.
+    bookmark = dict(BOOKMARKS.get(kind, {"kind": kind.value, "spec": {}, "status": {}}))
     bookmark["metadata"] = {"resourceVersion": "184501", "creationTimestamp": None}
     event = decode_event(resource_for(kind), _line({"type": "BOOKMARK", "object": bookmark}))
     assert event == Bookmark("184501")
