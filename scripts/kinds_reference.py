@@ -4,7 +4,8 @@
 - docs/transitions.md between ``<!-- kinds:begin -->`` and ``<!-- kinds:end -->``:
   per kind, where it is served, its states and signals with their fields;
 - docs/rules.md between the same markers: the words rules may use, per kind;
-- the chart's ``kube-notifier.kindResources`` helper (what RBAC grants per kind)
+- the chart's ``kube-notifier.kindResources`` helper (what RBAC grants per kind) and
+  ``kube-notifier.ownerResources`` (what ``enrich: [owners]`` may read),
   and the enum of ``config.watch.kinds`` in values.schema.json.
 A test fails when any of them and the registry disagree.
 """
@@ -16,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from notifier.kinds.registry import BUILT_IN
+from notifier.kinds.registry import BUILT_IN, owner_resources
 from notifier.kinds.spec import KindSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,10 +70,17 @@ def chart_helper() -> str:
         }
         for spec in BUILT_IN
     }
+    owners: dict[str, list[str]] = {}
+    for api in owner_resources():
+        owners.setdefault(api.group, []).append(api.plural)
     return (
         "{{/* Where each kind is served: RBAC grants list/watch on exactly these. */}}\n"
         '{{- define "kube-notifier.kindResources" -}}\n'
         f"{json.dumps(resources, separators=(',', ':'))}\n"
+        "{{- end }}\n"
+        "{{/* What an owner chain may read (enrich: [owners]): RBAC grants get on these. */}}\n"
+        '{{- define "kube-notifier.ownerResources" -}}\n'
+        f"{json.dumps(owners, separators=(',', ':'))}\n"
         "{{- end }}\n"
     )
 

@@ -1,8 +1,8 @@
 """Where an owner named by an ``ownerReference`` is served, to follow the chain up.
 
-Kinds the registry knows (Deployments, Jobs, CronJobs, custom resources
-declared in ``watch.resources``...) answer from there; ReplicaSets and
-ReplicationControllers, which own Pods but are not watched, from here.
+The registry answers: a kind it knows (Deployments, Jobs, CronJobs...), or one
+a kind says owns its objects (``KindSpec.owned_by``: a Pod's ReplicaSet or
+ReplicationController, not watched here).
 """
 
 from __future__ import annotations
@@ -11,21 +11,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from notifier.kinds.registry import known, spec_for
-from notifier.kinds.spec import ApiResource
-from notifier.objects import Kind
-
-_UNWATCHED_OWNERS = {
-    "ReplicaSet": ApiResource("apps", "v1", "replicasets"),
-    "ReplicationController": ApiResource("", "v1", "replicationcontrollers"),
-}
+from notifier.kinds.registry import owner_resource
 
 
 def owner_path(kind: str, namespace: str, name: str) -> str | None:
     """The owner's API path, or None for a kind we cannot place."""
-    api = _UNWATCHED_OWNERS.get(kind)
-    if api is None and known(kind):
-        api = spec_for(Kind(kind)).api
+    api = owner_resource(kind)
     if api is None:
         return None
     return f"{api.path(namespace if api.namespaced else None)}/{name}"

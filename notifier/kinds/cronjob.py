@@ -86,4 +86,5 @@ CRONJOB = KindSpec(
     diff=_diff,
     facts=_facts,
     share=shared_spec,
+    workload=True,
 )

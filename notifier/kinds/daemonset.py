@@ -100,4 +100,5 @@ DAEMONSET = KindSpec(
     facts=_facts,
     share=share_workload,
     warning=("Unavailable", "Misscheduled"),
+    workload=True,
 )

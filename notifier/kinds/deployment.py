@@ -205,4 +205,5 @@ DEPLOYMENT = KindSpec(
     share=share_workload_and_conditions,
     critical=("Stuck", "ReplicaFailure"),
     warning=("Unavailable",),
+    workload=True,
 )

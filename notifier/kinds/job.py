@@ -118,4 +118,5 @@ JOB = KindSpec(
     facts=_facts,
     share=share_workload_and_conditions,
     critical=("Failed",),
+    workload=True,
 )

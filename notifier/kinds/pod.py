@@ -28,7 +28,7 @@ from notifier.kinds.diffing import Diff, name_of
 from notifier.kinds.sharing import Sharing
 from notifier.kinds.spec import ApiResource, Facts, KindSpec
 from notifier.kinds.workload import PodSpec, condition, diff_pod_spec, share_pod_spec
-from notifier.objects import Condition, Kind, KubeObject, Wire
+from notifier.objects import Condition, Kind, KubeObject, Wire, controller_of
 
 PHASES = ("Pending", "Running", "Succeeded", "Failed", "Unknown")
 WAITING_STATES = (
@@ -167,6 +167,26 @@ def _share(sharing: Sharing, pod: Pod) -> Pod:
 
 
 _CONTAINERS = "`status.(init)ContainerStatuses[*]`"
+POD_TEMPLATE_HASH = "pod-template-hash"
+
+
+def pod_owner(pod: Pod) -> tuple[str, str] | None:
+    """The Pod's controller, a Deployment for its ReplicaSets' Pods.
+
+    The deployment controller names its ReplicaSets ``<deployment>-<pod-template-hash>``
+    and stamps the same hash on the Pods (the ``pod-template-hash`` label); a ReplicaSet
+    whose name does not end in the Pod's hash (one made by hand) stays itself.
+    """
+    ref = controller_of(pod)
+    if ref is None:
+        return None
+    suffix = f"-{pod.metadata.labels.get(POD_TEMPLATE_HASH, '')}"
+    deployment = ref.name.removesuffix(suffix) if len(suffix) > 1 else ref.name
+    if ref.kind == "ReplicaSet" and deployment and deployment != ref.name:
+        return ("Deployment", deployment)
+    return (ref.kind, ref.name)
+
+
 POD = KindSpec(
     kind=Kind.POD,
     struct=Pod,
@@ -188,6 +208,11 @@ POD = KindSpec(
     diff=_diff,
     facts=_facts,
     share=_share,
+    owner=pod_owner,
+    owned_by={
+        "ReplicaSet": ApiResource("apps", "v1", "replicasets"),
+        "ReplicationController": ApiResource("", "v1", "replicationcontrollers"),
+    },
     labels=lambda pod: {"node": pod.spec.node_name},
     log_sources=lambda pod: log_sources(
         pod.status.init_container_statuses + pod.status.container_statuses

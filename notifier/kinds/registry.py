@@ -33,7 +33,7 @@ from notifier.kinds.pod import POD
 from notifier.kinds.pvc import PVC
 from notifier.kinds.service import SERVICE
 from notifier.kinds.sharing import Sharing
-from notifier.kinds.spec import KindSpec
+from notifier.kinds.spec import ApiResource, KindSpec
 from notifier.kinds.statefulset import STATEFULSET
 from notifier.objects import Kind, KubeObject
 
@@ -125,6 +125,21 @@ def spec_of(obj: KubeObject) -> KindSpec[Any]:
 
 def spec_for(kind: Kind) -> KindSpec[Any]:
     return KINDS[kind]
+
+
+def owner_resource(kind: str, kinds: Kinds = KINDS) -> ApiResource | None:
+    """Where an owner named by an ``ownerReference`` is served: a kind known here, or one
+    a kind says owns its objects (a Pod's ReplicaSet); None for a kind we cannot place."""
+    if kind in kinds:
+        return kinds[Kind(kind)].api
+    return next((spec.owned_by[kind] for spec in kinds.values() if kind in spec.owned_by), None)
+
+
+def owner_resources(kinds: Kinds = KINDS) -> list[ApiResource]:
+    """Every resource an owner chain may have to read: the workloads and what owns objects."""
+    found = [spec.api for spec in kinds.values() if spec.workload]
+    found += [api for spec in kinds.values() for api in spec.owned_by.values()]
+    return list(dict.fromkeys(found))
 
 
 def known(kind: str) -> bool:

@@ -123,6 +123,11 @@ class KindSpec(Generic[T]):
     entered_at: Callable[[T, frozenset[str]], float | None] = no_entry_time
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
+    # A workload: its objects own Pods, and inhibition's ``equal: [workload]`` names it.
+    workload: bool = False
+    # Kinds that own this kind's objects but are not kinds here, and where they are served:
+    # owner chains follow them (``enrich: [owners]``), and the chart grants ``get`` on them.
+    owned_by: Mapping[str, ApiResource] = field(default_factory=dict)
     all_signals: Mapping[str, str] = field(init=False)
 
     def __post_init__(self) -> None:

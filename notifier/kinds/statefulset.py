@@ -121,4 +121,5 @@ STATEFULSET = KindSpec(
     facts=_facts,
     share=share_workload,
     warning=("Unavailable",),
+    workload=True,
 )

@@ -30,7 +30,6 @@ from notifier.rules.probing import Probe
 from notifier.transitions.model import EventType, Transition
 
 EQUAL_KEYS = ("namespace", "node", "workload")
-_WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,7 @@ def _value(key: str, probe: Probe) -> str:
     if key == "namespace":
         return obj.metadata.namespace
     if key == "workload":
-        if str(probe.transition.kind) in _WORKLOADS:
+        if spec_of(obj).workload:
             return f"{probe.transition.kind}/{obj.metadata.name}"
         owner = probe.owner
         return f"{owner[0]}/{owner[1]}" if owner else ""

@@ -206,6 +206,10 @@ with its name. Keys kube-notifier does not know are kept, so that it reports the
 {{- define "kube-notifier.kindResources" -}}
 {"Pod":{"group":"","resource":"pods","namespaced":true},"Deployment":{"group":"apps","resource":"deployments","namespaced":true},"Service":{"group":"","resource":"services","namespaced":true},"Job":{"group":"batch","resource":"jobs","namespaced":true},"CronJob":{"group":"batch","resource":"cronjobs","namespaced":true},"StatefulSet":{"group":"apps","resource":"statefulsets","namespaced":true},"DaemonSet":{"group":"apps","resource":"daemonsets","namespaced":true},"Node":{"group":"","resource":"nodes","namespaced":false},"PersistentVolumeClaim":{"group":"","resource":"persistentvolumeclaims","namespaced":true},"HorizontalPodAutoscaler":{"group":"autoscaling","resource":"horizontalpodautoscalers","namespaced":true},"PodDisruptionBudget":{"group":"policy","resource":"poddisruptionbudgets","namespaced":true},"Event":{"group":"","resource":"events","namespaced":true}}
 {{- end }}
+{{/* What an owner chain may read (enrich: [owners]): RBAC grants get on these. */}}
+{{- define "kube-notifier.ownerResources" -}}
+{"apps":["deployments","statefulsets","daemonsets","replicasets"],"batch":["jobs","cronjobs"],"":["replicationcontrollers"]}
+{{- end }}
 {{/* kinds:end */}}
 
 {{/* The kinds watched, as a list: RBAC grants list/watch on these only. */}}
