@@ -105,7 +105,10 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        followed = self._time.follow(transition, ruleset, evaluation.routes, decision, now)
+        waiting = evaluation.routes + tuple(
+            r for r in evaluation.muted if r.waits
+        )  # muted: when due
+        followed = self._time.follow(transition, ruleset, waiting, decision, now)
         evaluation = replace(evaluation, routes=followed.routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
         flaps = tell_flaps(ruleset, followed.flaps, self._context, now, over=False)

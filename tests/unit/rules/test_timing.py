@@ -294,3 +294,11 @@ def test_an_object_already_in_the_state_at_start_is_timed_and_others_stay_quiet(
     assert engine.decide(listed).notifications == []  # the first start stays quiet
     [told] = engine.tick(NOW + FIVE_MINUTES).notifications  # but its level is timed
     assert told.rule == "stays-crashing"
+
+
+def test_a_mute_window_counts_when_it_comes_due_not_when_it_starts() -> None:
+    window = {"start": "2024-05-01T10:00:00Z", "end": "2024-05-01T10:08:00Z"}  # until NOW + 80s
+    compiled = ruleset([{**RULE, "mute": ["w"]}], mute_windows={"w": [window]})
+    engine = RulesEngine(lambda: compiled, clock=lambda: NOW)
+    assert engine.decide(_entered()).muted == ("stays-crashing",)
+    assert len(engine.tick(NOW + FIVE_MINUTES).notifications) == 1
