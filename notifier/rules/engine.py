@@ -105,14 +105,12 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        waiting = evaluation.routes + tuple(
-            r for r in evaluation.muted if r.waits
-        )  # muted: when due
-        followed = self._time.follow(transition, ruleset, waiting, decision, now)
+        followed = self._time.follow(transition, ruleset, evaluation, decision, now)
         evaluation = replace(evaluation, routes=followed.routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
-        flaps = tell_flaps(ruleset, followed.flaps, self._context, now, over=False)
-        decision.notifications.extend(flaps)
+        decision.notifications += tell_flaps(
+            ruleset, followed.flaps, self._context, now, over=False
+        )
         if not evaluation.routes and not followed.ended:
             return decision
         base = self._context(ruleset, transition)

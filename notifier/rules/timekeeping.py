@@ -21,7 +21,7 @@ from notifier.rules.durations import format_duration
 from notifier.rules.flapping import Flap, FlapDetector
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.resolving import Firing, Resolver
-from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.transitions.model import Transition
 
@@ -46,11 +46,13 @@ class TimeKeeper:
         self,
         transition: Transition,
         ruleset: Ruleset,
-        routes: tuple[CompiledRule, ...],
+        evaluation: Evaluation,
         decision: Decision,
         now: float,
     ) -> Followed:
-        """What ``transition`` means for the rules' time: see ``Followed``."""
+        """What ``transition`` means for the rules' time: see ``Followed``. A rule muted now
+        still starts its ``for:``: the window counts when the timer comes due."""
+        routes = evaluation.routes + tuple(rule for rule in evaluation.muted if rule.waits)
         with self.lock:
             escalated = self._timers_ended(transition, ruleset, decision)
             for rule in routes:
