@@ -493,10 +493,11 @@ def _grants(manifests: list[Manifest]) -> set[Grant]:
     return grants
 
 
-def _workloads(
-    scope: str, kinds: tuple[str, ...] = ("pods", "services", "deployments")
-) -> set[Grant]:
-    groups = {"pods": "", "services": "", "deployments": "apps"}
+DEFAULT_KINDS = ("pods", "services", "deployments", "statefulsets", "daemonsets")
+
+
+def _workloads(scope: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> set[Grant]:
+    groups = {"pods": "", "services": ""} | {kind: "apps" for kind in DEFAULT_KINDS[2:]}
     return {(scope, groups[kind], kind, verb, "") for kind in kinds for verb in WORKLOAD_VERBS}
 
 
