@@ -18,7 +18,7 @@ from notifier.kinds.registry import spec_of
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.durations import format_duration
-from notifier.rules.flapping import Flap, FlapDetector
+from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.resolving import Firing, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
@@ -55,26 +55,22 @@ class TimeKeeper:
         routes = evaluation.routes + tuple(rule for rule in evaluation.muted if rule.waits)
         with self.lock:
             escalated = self._timers_ended(transition, ruleset, decision)
-            for rule in routes:
-                if rule.waits and self._timers.start(
-                    rule, transition, entered(rule, transition), 0
-                ):
-                    wait = format_duration(rule.hold_for or 0.0)
-                    decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
+            self._start_waiting(transition, routes, decision)
             flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
             ended = self._resolver.resolved(transition)
-        for rule in routes:
-            if rule.name in flaps.quiet:
-                metrics.count_suppressed(SuppressReason.FLAPPING)
-                decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
+        _note_flapping(flaps, routes, decision)
         now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
-        for flap in flaps.started:
-            steady = format_duration(flap.within)
-            decision.suppressed.append(
-                (flap.rule, f"flapping: told once, quiet until steady {steady}")
-            )
         return Followed(now_routes, ended, flaps.started, escalated)
+
+    def _start_waiting(
+        self, transition: Transition, routes: tuple[CompiledRule, ...], decision: Decision
+    ) -> None:
+        for rule in routes:
+            since = entered(rule, transition)
+            if rule.waits and self._timers.start(rule, transition, since, FOR_STEP):
+                wait = format_duration(rule.hold_for or 0.0)
+                decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
 
     def _timers_ended(
         self, transition: Transition, ruleset: Ruleset, decision: Decision
@@ -86,16 +82,10 @@ class TimeKeeper:
                 metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
                 decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
             rule = ruleset.timed.get(timer.rule)
-            if (
-                timer.fired
-                and timer.step > 0
-                and rule is not None
-                and timer.step <= len(rule.escalate)
-            ):
-                escalated[timer.rule] = (
-                    *escalated.get(timer.rule, ()),
-                    *rule.escalate[timer.step - 1].sinks,
-                )
+            steps = rule.escalate if rule is not None else ()
+            if timer.fired and 0 < timer.step <= len(steps):
+                reached = (*escalated.get(timer.rule, ()), *steps[timer.step - 1].sinks)
+                escalated[timer.rule] = reached
         return escalated
 
     def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
@@ -134,6 +124,19 @@ class TimeKeeper:
         with self.lock:
             dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
         return min((due for due in dues if due is not None), default=None)
+
+
+def _note_flapping(
+    flaps: FlapOutcome, routes: tuple[CompiledRule, ...], decision: Decision
+) -> None:
+    """Say in ``decision`` which routes flapping keeps quiet, and what started flapping."""
+    for rule in routes:
+        if rule.name in flaps.quiet:
+            metrics.count_suppressed(SuppressReason.FLAPPING)
+            decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
+    for flap in flaps.started:
+        steady = format_duration(flap.within)
+        decision.suppressed.append((flap.rule, f"flapping: told once, quiet until steady {steady}"))
 
 
 def entered(rule: CompiledRule, transition: Transition) -> float:
