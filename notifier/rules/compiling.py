@@ -138,7 +138,7 @@ class _Compiler:
             thread_by_object=spec.thread_by == "object",
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
-            hold_for=spec.match.hold_for,
+            hold_for=spec.match.hold_for or None,  # ``for: 0s``: no wait, as in Prometheus
             flapping=_flap_policy(spec),
             escalate=self._escalation(spec, path),
             remind_every=_reminders(spec, noise),

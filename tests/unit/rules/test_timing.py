@@ -302,3 +302,8 @@ def test_a_mute_window_counts_when_it_comes_due_not_when_it_starts() -> None:
     engine = RulesEngine(lambda: compiled, clock=lambda: NOW)
     assert engine.decide(_entered()).muted == ("stays-crashing",)
     assert len(engine.tick(NOW + FIVE_MINUTES).notifications) == 1
+
+
+def test_for_zero_tells_at_once_as_prometheus_does() -> None:
+    engine = _engine([{**RULE, "match": {**RULE["match"], "for": "0s"}}])
+    assert len(engine.process(_entered())) == 1
