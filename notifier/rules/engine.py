@@ -169,10 +169,12 @@ class RulesEngine:
         """Timers come due (quieted as a transition would be now; a muted or flapping rule's
         not told), flapping that is over."""
         ruleset, told = self._rulesets(), Released()
-        with self._time.lock:
-            for timer, rule in self._time.due(ruleset, now):
-                sent = [] if rule is None else self._tell_timer(ruleset, rule, timer, now)
-                told = joined(told, Released(sent, timers=(timer,)))
+        for timer, rule in self._time.due(ruleset, now):
+            sent: list[Notification] = []
+            with self._time.lock:
+                if rule is not None and self._time.still_held(timer):
+                    sent = self._tell_timer(ruleset, rule, timer, now)
+            told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
         return joined(told, Released(over))
 

@@ -101,10 +101,18 @@ class TimeKeeper:
     def due(self, ruleset: Ruleset, now: float) -> list[tuple[Timer, CompiledRule | None]]:
         """Timers come due, with the rule to tell them (None: it is muted or flaps: quiet).
 
-        The caller holds ``lock`` until it has told them."""
+        Tell each under ``lock``, and only if it is ``still_held``: a worker may have seen
+        its object leave since (the lock is not held across them all, so that a thousand
+        timers due at once do not stall the workers for as long as their messages take)."""
         if not self.open:
             return []
-        return [(t, self._telling(r, t, now)) for t, r in self._timers.due(ruleset.timed, now)]
+        with self.lock:
+            due = self._timers.due(ruleset.timed, now)
+            return [(timer, self._telling(rule, timer, now)) for timer, rule in due]
+
+    def still_held(self, timer: Timer) -> bool:
+        """Its object has not left the timer's states since it came due (call under ``lock``)."""
+        return self._timers.holds(timer)
 
     def _telling(self, rule: CompiledRule, timer: Timer, now: float) -> CompiledRule | None:
         if rule.muted(now):

@@ -185,6 +185,10 @@ class Timers:
             if current is not None:
                 self._store.save(current)
 
+    def holds(self, timer: Timer) -> bool:
+        """``timer`` (or its next state: fired, reminded) is still kept: its object stayed."""
+        return timer.name in self._by_object.get(timer.object_id, {})
+
     def next_due(self, rules: Mapping[str, CompiledRule]) -> float | None:
         if rules is not self._rules:
             self._rebuild(rules)

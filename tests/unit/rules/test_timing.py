@@ -8,10 +8,14 @@ from typing import Any
 import pytest
 
 from notifier.rules import metrics
+from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
 from notifier.rules.errors import RulesError
+from notifier.rules.probing import EvalContext, default_owner_of, no_namespace_labels
+from notifier.rules.resolving import Resolver
 from notifier.rules.ruleset import Ruleset
 from notifier.rules.silences import Silence, SilenceBook, parse_matchers
+from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import Timer
 from notifier.transitions.model import Origin, Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
@@ -307,3 +311,19 @@ def test_a_mute_window_counts_when_it_comes_due_not_when_it_starts() -> None:
 def test_for_zero_tells_at_once_as_prometheus_does() -> None:
     engine = _engine([{**RULE, "match": {**RULE["match"], "for": "0s"}}])
     assert len(engine.process(_entered())) == 1
+
+
+def test_a_timer_whose_object_left_after_it_came_due_is_not_told() -> None:
+    compiled = ruleset([RULE])
+    keeper = TimeKeeper(None, Resolver())
+    entered = _entered()
+    keeper.follow(entered, compiled, compiled.evaluate(entered, _context()), Decision(()), NOW)
+    [(timer, rule)] = keeper.due(compiled, NOW + FIVE_MINUTES)
+    assert rule is not None and keeper.still_held(timer)
+    left = _recovered(NOW + FIVE_MINUTES)  # a worker, between the clock's due and its telling
+    keeper.follow(left, compiled, compiled.evaluate(left, _context()), Decision(()), NOW)
+    assert not keeper.still_held(timer)
+
+
+def _context() -> EvalContext:
+    return EvalContext(NOW, no_namespace_labels, default_owner_of)
