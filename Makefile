@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install assets lint format typecheck unit integration test demo bench clean
+.PHONY: install assets actionlint browser lint format typecheck unit integration test demo bench clean
 
 install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
@@ -16,10 +16,20 @@ $(STAMP): pyproject.toml constraints.txt
 assets:  ## build etcd, kube-apiserver, ... from Go modules into ~/.cache (skips what is there)
 	$(PY) -m tests.controlplane.assets build
 
-lint: install
+# Debian's chromium and its driver, for the page's browser tests (no browser download at test time).
+browser:  ## installs chromium and chromium-driver with apt-get when either is missing
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q && \
+	    $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium chromium-driver; }
+
+actionlint:  ## the GitHub workflow checker, built from its Go module like the assets (once)
+	$(PY) -m tests.controlplane.assets build actionlint >/dev/null
+
+lint: install actionlint
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+	$$($(PY) -m tests.controlplane.assets path actionlint) -no-color -shellcheck=$(BIN)/shellcheck
 
 format: install
 	$(BIN)/ruff format .
@@ -31,11 +41,11 @@ typecheck: install
 unit: install
 	$(BIN)/pytest -m "not integration" -q
 
-integration: install assets
+integration: install assets browser
 	$(BIN)/pytest -m integration -q
 
 # The README's test command: all set-up, then lint, types and every test.
-test: install assets lint typecheck
+test: install assets browser lint typecheck
 	$(BIN)/pytest -q
 
 demo: install assets

@@ -16,6 +16,9 @@ Each row measures ours and a baseline in the same run, CPU time per item:
   ``notifier.state.schema`` and one commit for the change. Baseline: the
   version 1 table (WITHOUT ROWID, INSERT OR REPLACE) and a commit per write.
 
+Then each receiver's CPU per notification (``bench.receiver_costs``): its body
+rendered from the facts (or the rule's forms), encoded and sent to a local server.
+
 Loops are bounded by a count and a time budget. Results go to stdout and
 ``bench/results/notification.json``.
 """
@@ -38,14 +41,15 @@ from urllib.parse import urlsplit
 import urllib3
 
 from bench.delivery_bench import receiver
+from bench.receiver_costs import receiver_rows
 from bench.rules_bench import crashloop_in
 from notifier.notifications import MessageForm
 from notifier.rules.facts import single_context
 from notifier.rules.library import Role, builtin_specs, builtin_template
-from notifier.rules.rendering import render_message
-from notifier.rules.templating import make_environment
 from notifier.sinks.transport import Transport
 from notifier.state.schema import migrate
+from notifier.templating.environment import make_environment
+from notifier.templating.rendering import render_message
 
 MAX_ITERATIONS = 5_000
 TIME_BUDGET_SECONDS = 3.0
@@ -185,6 +189,7 @@ def state_row() -> dict[str, float]:
 def main() -> None:
     with receiver() as url:
         rows = {"render": render_row(), "post": post_row(url), "state": state_row()}
+        receivers = receiver_rows(url, cpu_per_call)
     print(f"CPU per item, microseconds ({platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores, Python {platform.python_version()})")  # fmt: skip
     print(f"{'part':8} {'ours':>8}  baselines")
@@ -196,8 +201,13 @@ def main() -> None:
             if name != "ours"
         )
         print(f"{part:8} {ours:8.0f}  {others}")
+    print("\nCPU per notification by receiver (render + encode + send), microseconds")
+    webhook = receivers["webhook"]
+    for kind, value in receivers.items():
+        print(f"{kind:13} {value:8.0f}  ({value / webhook:.2f}x the webhook)")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows}))
+    results = {"date": time.strftime("%Y-%m-%d %H:%M"), "rows": rows, "receivers": receivers}
+    RESULTS.write_text(json.dumps(results))
     print(f"written to {RESULTS}")
 
 

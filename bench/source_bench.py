@@ -57,6 +57,7 @@ from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue import RateLimitingQueue
 from notifier.source.client import RawClient
 from notifier.source.credentials import ClusterAccess, load_access
+from notifier.source.informer_store import InformerStore
 from notifier.source.reflector import Reflector
 from notifier.source.resources import resource_for
 from notifier.source.store import Store
@@ -164,11 +165,9 @@ class OurPipeline:
         self.queue = RateLimitingQueue[WorkKey]("bench-source")
         self.intake = Intake(self.queue, Known())
         self.reflector = Reflector(
-            resource=resource_for(Kind.POD),
-            namespace=None,
+            list_watch=resource_for(Kind.POD).list_watch(None),
+            store=InformerStore(Kind.POD, self.store, self.intake),
             client=self.client,
-            store=self.store,
-            handler=self.intake,
         )
 
     def feed(self, lines: Sequence[bytes]) -> None:
@@ -185,7 +184,7 @@ class OurPipeline:
 
 def our_stage_rates(stream: Recorded, repeats: int) -> Result:
     """Events/s of decode alone and of decode + trim (drop + intern), best of ``repeats``."""
-    decoder, lines = resource_for(Kind.POD).event_decoder, stream.modified
+    decoder, lines = resource_for(Kind.POD).decoders.event, stream.modified
 
     def decode() -> None:
         for line in lines:
@@ -225,7 +224,7 @@ def our_throughput(stream: Recorded, repeats: int) -> Result:
 
 def our_cache(lines: Sequence[bytes]) -> Store:
     """Only the cache (Store + intern tables): what a cached Pod costs."""
-    decoder, store = resource_for(Kind.POD).event_decoder, Store(Kind.POD)
+    decoder, store = resource_for(Kind.POD).decoders.event, Store(Kind.POD)
     for line in lines:
         store.upsert(trim(decoder.decode(line).object))
     return store
@@ -233,7 +232,7 @@ def our_cache(lines: Sequence[bytes]) -> Store:
 
 def untrimmed_cache(lines: Sequence[bytes]) -> dict[ObjectKey, KubeObject]:
     """msgspec Structs as decoded, without trim's interning: what interning saves."""
-    decoder = resource_for(Kind.POD).event_decoder
+    decoder = resource_for(Kind.POD).decoders.event
     return {key_of(pod): pod for pod in (decoder.decode(line).object for line in lines)}
 
 

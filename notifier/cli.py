@@ -11,6 +11,7 @@ from notifier import __version__
 from notifier.cli_dead_letters import add_dead_letter_commands
 from notifier.cli_rules import add_rules_commands
 from notifier.cli_silences import add_silence_commands
+from notifier.cli_sinks import add_sink_commands
 from notifier.service.options import add_run_command
 
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_rules_commands(commands)
     add_dead_letter_commands(commands)
     add_silence_commands(commands)
+    add_sink_commands(commands)
     return parser
 
 

@@ -28,6 +28,7 @@ import msgspec
 
 from notifier.config import ConfigError, read_config
 from notifier.config.model import Config
+from notifier.exits import Exit
 from notifier.notifications import Notification
 from notifier.sinks.base import SendError, Sink
 from notifier.sinks.building import build_sink
@@ -91,10 +92,27 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
             replay.send_all(letters)
         except SinkBuildError as err:
             print(f"kube-notifier: {err}", file=sys.stderr)
-            return 2
+            return Exit.CONFIG
         return replay.summary()
 
     return _with_chosen(args, resend, need_config=True)
+
+
+def replay_letters(
+    config: Config, path: Path, out: TextIO, *, sink: str | None, limit: int
+) -> tuple[int, int]:
+    """``dead-letters replay`` from inside the service (the page): (sent, left).
+
+    Raises ``DeadLetterFileError`` or ``SinkBuildError``; says what it did on ``out``.
+    """
+    store = DeadLetterFile(path)
+    try:
+        replay = _Replay(config, store, out, dry_run=False)
+        replay.send_all(store.select(sink=sink, limit=limit))
+        replay.summary()
+        return replay.sent, replay.left
+    finally:
+        store.close()
 
 
 def _with_chosen(
@@ -108,8 +126,8 @@ def _with_chosen(
     ``list`` with ``--state`` needs no config: the config only says where the file is.
     """
     opened = _open(args, need_config=need_config or not args.state)
-    if opened is None:
-        return 2
+    if isinstance(opened, Exit):
+        return opened
     config, store = opened
     try:
         letters = store.select(sink=args.sink, reason=args.reason, limit=args.limit)
@@ -198,20 +216,20 @@ class _Replay:
 
 def _open(
     args: argparse.Namespace, *, need_config: bool
-) -> tuple[Config | None, DeadLetterFile] | None:
+) -> tuple[Config | None, DeadLetterFile] | Exit:
     config = None
     if need_config:
         try:
             config = read_config(args.config).config
         except (ConfigError, OSError) as err:
             print(f"kube-notifier: cannot use config {args.config}:\n{err}", file=sys.stderr)
-            return None
+            return Exit.CONFIG
     path = Path(args.state or (config.state.path if config else ""))
     try:
         return config, DeadLetterFile(path)
     except DeadLetterFileError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)
-        return None
+        return Exit.STATE
 
 
 def _decoded(letter: DeadLetter) -> Notification | None:

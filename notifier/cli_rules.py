@@ -28,17 +28,22 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
-from notifier.cli_objects import load_for_test, read_object
+from notifier.cli_rules_bodies import print_bodies
+from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
 from notifier.cli_timeline import add_timeline_command
+from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
-from notifier.rules.durations import format_duration
+from notifier.exits import Exit
+from notifier.kinds.registry import Kinds
 from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
 from notifier.rules.silences import Silence
+from notifier.sinks.building import sink_problems
+from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
 
@@ -47,7 +52,7 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
     rules = subparsers.add_parser("rules", help="check a config file or try it on an object")
     commands = rules.add_subparsers(dest="rules_command", required=True)
     check = commands.add_parser("check", help="load a config file and report every error")
-    check.add_argument("file", type=Path)
+    check.add_argument("file", type=Path, help="the config file")
     check.add_argument(
         "--no-files",
         action="store_true",
@@ -58,17 +63,29 @@ def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentP
         "--service-account",
         metavar="NAMESPACE/NAME",
         help="ask the cluster (your kubeconfig) whether this service account has the RBAC the "
-        "rules' enrich: parts need; exit 1 if not",
+        "rules' enrich: parts need; exit 1 if not, 3 if the cluster cannot be asked",
     )
     check.add_argument("--kubeconfig", default=None, help="with --service-account")
     check.add_argument("--context", default=None, help="with --service-account")
     check.set_defaults(handler=run_check)
     test = commands.add_parser("test", help="show what the rules do with one change")
-    test.add_argument("file", type=Path)
+    test.add_argument("file", type=Path, help="the config file")
     test.add_argument("--old", type=Path, help="the object before (omit for an add)")
     test.add_argument("--new", type=Path, help="the object after (omit for a delete)")
-    test.add_argument("--explain", action="store_true", help="say why other rules did not match")
-    test.add_argument("--origin", choices=[o.value for o in Origin], default=Origin.LIVE.value)
+    test.add_argument(
+        "--explain",
+        action="store_true",
+        help="say why other rules did not match, and show the body each sink would send",
+    )
+    test.add_argument(
+        "--resolved", action="store_true", help="with --explain: the bodies of the resolutions"
+    )
+    test.add_argument(
+        "--origin",
+        choices=[o.value for o in Origin],
+        default=Origin.LIVE.value,
+        help="how the change was seen (live by default)",
+    )
     test.add_argument(
         "--namespace-labels", default=None, help="labels of the object's namespace: k=v,k2=v2"
     )
@@ -90,9 +107,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
-    loaded = load_for_test(args.file, out, read_files=not args.no_files)
+    loaded = _load(args.file, out, read_files=not args.no_files)
     if loaded is None:
-        return 1
+        return Exit.CONFIG
     config = loaded.config
     enabled = sum(1 for sink in config.sinks if sink.enabled)
     print(
@@ -114,28 +131,36 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 
 def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
+    import urllib3  # noqa: PLC0415
+
     from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
-    from notifier.service.kube import KubeAccessError, cluster_access  # noqa: PLC0415
-    from notifier.source.client import RawClient  # noqa: PLC0415
+    from notifier.service.kube import KubeAccessError, cluster_access, failure  # noqa: PLC0415
+    from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 
     try:
         client = RawClient(cluster_access(args.kubeconfig, args.context))
     except KubeAccessError as err:
         print(f"error: {err}", file=out)
-        return 1
+        return Exit.CLUSTER
+    try:  # an answer here means the access reviews below are answered too
+        client.get("/api", {})
+    except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+        print(f"error: cannot ask about {args.service_account}: {failure(client.server, err)}",
+              file=out)  # fmt: skip
+        return Exit.CLUSTER
     missing = missing_access(client, config, account=args.service_account)
     for line in missing:
         print(f"{args.file}: {line}", file=out)
-    return 1 if missing else 0
+    return Exit.FAILED if missing else Exit.OK
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     loaded = load_for_test(args.file, out)
     if loaded is None:
-        return 1
+        return Exit.CONFIG
     try:
-        transition = _transition(args)
+        transition = _transition(args, loaded.kinds)
         labels = _labels(args.namespace_labels)
         silences = read_silences(args)
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
@@ -146,15 +171,31 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
             "No transition: nothing a rule could match changed between the two objects.", file=out
         )
         return 0
-    _report(loaded.ruleset, transition, (labels, silences), args, out)
+    _report(loaded, transition, (labels, silences), args, out)
     return 0
 
 
-def _transition(args: argparse.Namespace) -> Transition | None:
+def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig | None:
+    """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
+    try:
+        loaded = read_config(path)
+    except ConfigError as exc:
+        print(exc, file=out)
+        return None
+    except OSError as exc:
+        print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
+        return None
+    problems = sink_problems(loaded.config.sinks, read_files=read_files)
+    for problem in problems:
+        print(f"{path}: {problem}", file=out)
+    return None if problems else loaded
+
+
+def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = read_object(args.old) if args.old else None
-    new = read_object(args.new) if args.new else None
+    old = read_object(args.old, known) if args.old else None
+    new = read_object(args.new, known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )
@@ -169,7 +210,7 @@ def _labels(text: str | None) -> Mapping[str, str] | None:
 
 
 def _report(
-    ruleset: Ruleset,
+    loaded: LoadedConfig,
     transition: Transition,
     given: tuple[Mapping[str, str] | None, list[Silence] | None],
     args: argparse.Namespace,
@@ -177,6 +218,7 @@ def _report(
 ) -> None:
     """``given``: the namespace's labels and the silences, when they were given."""
     labels, silences = given
+    ruleset = loaded.ruleset
     context = EvalContext(time.time(), lambda namespace: labels, default_owner_of)
     evaluation = ruleset.evaluate(transition, context)
     _print_transition(transition, out)
@@ -186,6 +228,8 @@ def _report(
     if args.explain:
         _print_explanation(ruleset, transition, context, out)
     owner = safely(default_owner_of, transition.obj)
+    if args.explain:
+        print_bodies(loaded, transition, evaluation, owner, resolved=args.resolved, out=out)
     for rule, message in preview(ruleset, transition, evaluation, owner):
         grouped = f" (grouped by {', '.join(rule.noise.group_by)})" if rule.noise.grouped else ""
         print(f"\n--- message of rule {rule.name} -> {', '.join(rule.sinks)}{grouped}", file=out)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 import msgspec
+import urllib3
 import yaml
 
 from notifier.rules.decisions import Decision
@@ -42,7 +43,7 @@ def read_silences(args: argparse.Namespace) -> list[Silence] | None:
     if args.silences_config_map is None:
         return None
     from notifier.cli_silences import read_silences_map  # noqa: PLC0415 - the API client
-    from notifier.service.kube import KubeAccessError, cluster_access  # noqa: PLC0415
+    from notifier.service.kube import KubeAccessError, cluster_access, failure  # noqa: PLC0415
     from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 
     namespace, _, name = str(args.silences_config_map).partition("/")
@@ -50,9 +51,13 @@ def read_silences(args: argparse.Namespace) -> list[Silence] | None:
         raise ValueError("give --silences-config-map NAMESPACE/NAME")
     try:
         client = RawClient(cluster_access(args.kubeconfig, args.context))
-        return read_silences_map(client, namespace, name)[0]
-    except (KubeAccessError, ApiError) as err:
+    except KubeAccessError as err:
         raise ValueError(f"silences from {namespace}/{name}: {err}") from err
+    try:
+        return read_silences_map(client, namespace, name)[0]
+    except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+        message = failure(client.server, err)
+        raise ValueError(f"silences from {namespace}/{name}: {message}") from None
 
 
 def _from_file(path: Path) -> list[Silence]:

@@ -1,7 +1,7 @@
 """``kube-notifier silence add|list|expire``: mute matching notifications for a while, as amtool.
 
 The silences live in a ConfigMap (``--config-map``, or ``$KUBE_NOTIFIER_SILENCES``,
-the chart's ``<release>-silences``) that every replica of the service
+the chart's ``<fullname>-silences``) that every replica of the service
 watches, so a silence mutes everywhere within a second or so and outlives
 restarts. Edits are read-modify-write on the ConfigMap's resourceVersion (a
 conflicting edit is retried); silences that ended a day ago are pruned. The
@@ -21,7 +21,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import msgspec
+import urllib3
 
+from notifier.exits import Exit
 from notifier.rules.durations import parse_duration
 from notifier.rules.silences import (
     SILENCES_DECODER,
@@ -30,7 +32,7 @@ from notifier.rules.silences import (
     SilenceError,
     parse_matchers,
 )
-from notifier.service.kube import KubeAccessError, cluster_access
+from notifier.service.kube import KubeAccessError, cluster_access, failure
 from notifier.source.client import ApiError, RawClient
 
 NOT_FOUND, CONFLICT = 404, 409
@@ -53,7 +55,7 @@ def add_silence_commands(subparsers: argparse._SubParsersAction[argparse.Argumen
     listing.add_argument("--all", action="store_true", help="also those that ended")
     listing.set_defaults(handler=_list)
     expire = commands.add_parser("expire", help="end a silence now")
-    expire.add_argument("id")
+    expire.add_argument("id", help="the id `silence add` printed")
     expire.set_defaults(handler=_expire)
     for parser in (add, listing, expire):
         _common(parser)
@@ -74,41 +76,47 @@ def _add(args: argparse.Namespace) -> int:
         matchers = parse_matchers(args.match)
         seconds = parse_duration(args.duration)
     except (SilenceError, ValueError) as err:
-        return _fail(str(err))
-    now = time.time()
-    silence = Silence(
-        id=uuid.uuid4().hex[:12],
-        matchers=matchers,
-        starts_at=now,
-        ends_at=now + seconds,
-        comment=args.comment,
-        created_by=args.author,
-    )
+        return _fail(str(err), Exit.USAGE)
+    silence = new_silence(matchers, seconds, comment=args.comment, author=args.author)
     code = _edit(args, lambda silences: [*silences, silence])
     if code == 0:
         print(silence.id)
     return code
 
 
+def new_silence(matchers: dict[str, str], seconds: float, *, comment: str, author: str) -> Silence:
+    """A silence from now for ``seconds`` (matchers already checked by ``parse_matchers``)."""
+    now = time.time()
+    return Silence(id=uuid.uuid4().hex[:12], matchers=matchers, starts_at=now,
+                   ends_at=now + seconds, comment=comment, created_by=author)  # fmt: skip
+
+
 def _expire(args: argparse.Namespace) -> int:
     found: list[bool] = []
-
-    def ended(silences: list[Silence]) -> list[Silence]:
-        found.append(any(s.id == args.id for s in silences))
-        now = time.time()
-        return [msgspec.structs.replace(s, ends_at=now) if s.id == args.id else s for s in silences]
-
-    code = _edit(args, ended)
+    code = _edit(args, expiring(args.id, found))
     if code == 0 and not found[-1]:
         return _fail(f"no silence {args.id!r}")
     return code
 
 
+def expiring(silence_id: str, found: list[bool]) -> Edit:
+    """An edit that ends ``silence_id`` now; appends to ``found`` whether it was there."""
+
+    def ended(silences: list[Silence]) -> list[Silence]:
+        found.append(any(s.id == silence_id for s in silences))
+        now = time.time()
+        return [msgspec.structs.replace(s, ends_at=now) if s.id == silence_id else s
+                for s in silences]  # fmt: skip
+
+    return ended
+
+
 def _list(args: argparse.Namespace) -> int:
-    try:
-        silences, _ = read_silences_map(_client(args), *_where(args))
-    except (KubeAccessError, ApiError, ValueError) as err:
-        return _fail(str(err))
+    return _guarded(args, _print_list)
+
+
+def _print_list(args: argparse.Namespace, client: RawClient, where: tuple[str, str]) -> int:
+    silences, _ = read_silences_map(client, *where)
     now = time.time()
     shown = [s for s in silences if args.all or s.ends_at > now]
     for silence in sorted(shown, key=lambda s: (not s.active(now), s.ends_at)):
@@ -119,20 +127,51 @@ def _list(args: argparse.Namespace) -> int:
         ends = datetime.fromtimestamp(silence.ends_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         print(f"{silence.id}  {state:7}  until {ends}  {matchers}  {silence.created_by}: "
               f"{silence.comment}")  # fmt: skip
-    return 0
+    return Exit.OK
 
 
 def _edit(args: argparse.Namespace, edit: Edit) -> int:
+    def apply(_args: argparse.Namespace, client: RawClient, where: tuple[str, str]) -> int:
+        edit_silences(client, *where, edit)
+        return Exit.OK
+
+    return _guarded(args, apply)
+
+
+def edit_silences(client: RawClient, namespace: str, name: str, edit: Edit) -> None:
+    """Read-modify-write the silences ConfigMap (the CLI's and the page's one way to write).
+
+    Retried on a conflicting edit; ended silences older than a day are pruned. Raises
+    ``ApiError`` (or a connection error), or ``ValueError`` when the map is unreadable
+    or kept changing.
+    """
+    for _ in range(ATTEMPTS):
+        silences, version = read_silences_map(client, namespace, name)
+        kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
+        if _write(client, namespace, name, kept, version):
+            return
+    raise ValueError(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
+
+
+Action = Callable[[argparse.Namespace, RawClient, tuple[str, str]], int]
+
+
+def _guarded(args: argparse.Namespace, action: Action) -> int:
+    """Run ``action`` against the ConfigMap; every failure is one line and its exit code."""
+    namespace, _, name = str(args.config_map).partition("/")
+    if not namespace or not name:
+        message = "give --config-map NAMESPACE/NAME (or set KUBE_NOTIFIER_SILENCES)"
+        return _fail(message, Exit.USAGE)
     try:
-        client, (namespace, name) = _client(args), _where(args)
-        for _ in range(ATTEMPTS):
-            silences, version = read_silences_map(client, namespace, name)
-            kept = [s for s in edit(silences) if s.ends_at > time.time() - KEEP_ENDED_SECONDS]
-            if _write(client, namespace, name, kept, version):
-                return 0
-    except (KubeAccessError, ApiError, ValueError) as err:
+        client = RawClient(cluster_access(args.kubeconfig, args.context))
+    except KubeAccessError as err:
+        return _fail(str(err), Exit.CLUSTER)
+    try:
+        return action(args, client, (namespace, name))
+    except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+        return _fail(failure(client.server, err), Exit.CLUSTER)
+    except ValueError as err:
         return _fail(str(err))
-    return _fail(f"the ConfigMap kept changing under us ({ATTEMPTS} tries); try again")
 
 
 def read_silences_map(
@@ -179,17 +218,6 @@ def _write(
     return True
 
 
-def _client(args: argparse.Namespace) -> RawClient:
-    return RawClient(cluster_access(args.kubeconfig, args.context))
-
-
-def _where(args: argparse.Namespace) -> tuple[str, str]:
-    namespace, _, name = str(args.config_map).partition("/")
-    if not namespace or not name:
-        raise ValueError("give --config-map NAMESPACE/NAME (or set KUBE_NOTIFIER_SILENCES)")
-    return namespace, name
-
-
 def _whoami() -> str:
     try:
         return getpass.getuser()
@@ -197,6 +225,6 @@ def _whoami() -> str:
         return ""
 
 
-def _fail(message: str) -> int:
+def _fail(message: str, code: Exit = Exit.FAILED) -> int:
     print(f"error: {message}", file=sys.stderr)
-    return 1
+    return code

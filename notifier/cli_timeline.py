@@ -22,13 +22,15 @@ from typing import TextIO
 import msgspec
 import yaml
 
-from notifier.cli_objects import TextTimes, kube_object, load_for_test
+from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import Notification
 from notifier.objects import KubeObject, key_of, kind_of
-from notifier.rules.durations import format_duration, parse_duration
+from notifier.rules.durations import parse_duration
 from notifier.rules.engine import RulesEngine
 from notifier.rules.facts import parse_time
 from notifier.rules.ruleset import Ruleset
+from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
 
@@ -57,7 +59,7 @@ def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 1
     try:
         every, until = parse_duration(args.every), parse_duration(args.until)
-        states = list(read_states(args.states, every))
+        states = list(read_states(args.states, every, loaded.kinds))
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
         print(f"error: {exc}", file=out)
         return 1
@@ -65,7 +67,7 @@ def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
-def read_states(specs: Sequence[str], every: float) -> Iterator[State]:
+def read_states(specs: Sequence[str], every: float, known: Kinds = KINDS) -> Iterator[State]:
     """The states in order given; an offset counts from the first state's time."""
     at, first = 0.0, None
     for spec in specs:
@@ -74,17 +76,17 @@ def read_states(specs: Sequence[str], every: float) -> Iterator[State]:
             dated = parse_time(when) if "T" in when else None
             at = dated if dated is not None else (first or 0.0) + parse_duration(when)
         first = at if first is None else first
-        for obj in _objects(Path(path)):
+        for obj in _objects(Path(path), known):
             yield State(at, obj)
             at += every
         at -= every
 
 
-def _objects(path: Path) -> Iterator[KubeObject]:
+def _objects(path: Path, known: Kinds) -> Iterator[KubeObject]:
     for document in yaml.load_all(path.read_text(encoding="utf-8"), Loader=TextTimes):
         items = document.get("items") if isinstance(document, dict) else None
         for data in items if document.get("kind") == "List" and items else [document]:
-            yield kube_object(data, path)
+            yield kube_object(data, path, known)
 
 
 def play(ruleset: Ruleset, states: Sequence[State], until: float, out: TextIO) -> None:

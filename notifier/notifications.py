@@ -1,7 +1,14 @@
-"""What the rules hand to delivery: a rendered message bound for one sink.
+"""What the rules hand to delivery: one notification bound for one sink.
 
 Glossary: a *notification* is one message for one sink, produced when a
 rule (or a group digest) matched. A *delivery* is one attempt to send it.
+
+It carries what happened, neutrally: ``facts`` (the variables templates see,
+plain values only: the transition, states, severity, fingerprint, ``status``
+firing or resolved, a digest's ``members``; ``context`` once enriched) for
+receivers that render their own body (``notifier.sinks``), and ``message``,
+the rule's own template rendered in the forms the rule's other sinks take
+(text for the console, Slack blocks, the webhook payload).
 """
 
 from __future__ import annotations
@@ -9,10 +16,28 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-MessageForm = Literal["text", "blocks", "payload"]
+# "facts": the sink renders its own body from the notification's facts.
+MessageForm = Literal["text", "blocks", "payload", "facts"]
 ContextPart = Literal["logs", "events", "owners"]
 CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners")
-ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload"})
+ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload", "facts"})
+Facts = dict[str, Any]  # template variables as plain values (no objects): JSON all through
+# What facts may hold: the rules' template variables for one transition and for a digest
+# (rules/facts.py, checked by a test), without the objects; what the rules add for
+# receivers; and ``context`` once enrichment attached it.
+FACT_NAMES = frozenset(
+    {
+        "cluster", "rule", "kind", "namespace", "name", "key", "uid", "resource_version",
+        "event", "origin", "old_states", "new_states", "entered", "left", "signals", "reached",
+        "state", "transition", "summary", "severity", "reason", "message", "container",
+        "restart_count", "exit_code", "owner", "owner_text", "age", "age_seconds", "changes",
+        "changes_text", "details", "replicas", "labels", "annotations", "observed_at",
+        "catch_up", "final_state_unknown", "status", "resolved", "resolved_states", "told_severity",
+        "fingerprint", "count", "omitted", "members", "items", "group", "group_text", "kinds",
+        "rule_labels", "send_resolved", "fired_at", "told_states", "context", "active_since",
+        "active_for",
+    }
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +86,8 @@ class Notification:
     context: ContextRequest | None = None  # context to attach before sending (``enrich:``)
     fingerprint: str = ""  # rule + object: the same in a firing and its resolution
     closes_thread: bool = False  # a resolution that replaces its thread's first message
+    facts: Facts | None = None  # for sinks that render their own body (the "facts" form)
+
+    @property
+    def status(self) -> Literal["firing", "resolved"]:
+        return "resolved" if self.resolves else "firing"

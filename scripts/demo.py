@@ -3,7 +3,10 @@
 Starts etcd, kube-apiserver, controller-manager, scheduler and kwok on
 127.0.0.1, a webhook receiver that prints what it gets, and
 ``kube-notifier run --config config.example.yaml``; then plays a scenario
-and prints a summary from /metrics. Ctrl-C stops every process it started.
+and prints a summary from /metrics. It exits 1 if a message arrived about
+an object the scenario did not touch (a false alarm: the fake nodes' Leases
+are kept renewed by kwok so none turns Unknown). Ctrl-C stops every process
+it started.
 """
 
 from __future__ import annotations
@@ -32,14 +35,30 @@ def say(text: str) -> None:
     print(f"\n\033[1m== {text}\033[0m", flush=True)
 
 
+SCENARIO_NAMESPACES = frozenset({"demo", "batch"})
+
+
 class PrintingReceiver(WebhookServer):
-    """The local webhook receiver: prints the first line of what each POST says."""
+    """The local webhook receiver: prints the first line of what each POST says, and keeps
+    aside any message about an object the scenario did not touch (a false alarm)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.strays: list[str] = []
 
     def _respond(self, request: ReceivedRequest) -> Reply:
         body = request.json()
-        summary = body.get("text") or body.get("summary") or json.dumps(body)[:200]
-        print(f"  [webhook] {str(summary).splitlines()[0][:160]}", flush=True)
+        summary = str(body.get("text") or body.get("summary") or json.dumps(body)[:200])
+        print(f"  [webhook] {summary.splitlines()[0][:160]}", flush=True)
+        if not _namespaces(body) <= SCENARIO_NAMESPACES:
+            self.strays.append(summary.splitlines()[0][:160])
         return super()._respond(request)
+
+
+def _namespaces(body: dict[str, Any]) -> set[str]:
+    """The namespaces a webhook message is about ("" for a cluster-scoped object)."""
+    items = body.get("items") or [body.get("object") or {}]
+    return {str(item.get("namespace") or "") for item in items if isinstance(item, dict)}
 
 
 def _deployment(name: str, image: str, replicas: int, stage: str | None = None) -> dict[str, Any]:
@@ -157,7 +176,7 @@ def main() -> int:
         _wait_ready(port, service)
         scenario(Kube(plane))
         summary(port)
-        return 0
+        return _no_strays(receiver)
     except KeyboardInterrupt:
         say("interrupted: stopping everything")
         return 130
@@ -167,6 +186,17 @@ def main() -> int:
             service.wait(30)
         receiver.stop()
         plane.stop()
+
+
+def _no_strays(receiver: PrintingReceiver) -> int:
+    """1 if anything arrived that the scenario did not cause (e.g. a node turning Unknown)."""
+    if not receiver.strays:
+        say("every message above came from the scenario")
+        return 0
+    say(f"{len(receiver.strays)} message(s) the scenario did not cause:")
+    for line in receiver.strays:
+        print(f"  {line}")
+    return 1
 
 
 def _wait_ready(port: int, service: subprocess.Popen[bytes]) -> None:

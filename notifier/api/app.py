@@ -1,4 +1,4 @@
-"""FastAPI application: health that tells the truth, and Prometheus metrics."""
+"""FastAPI application: health that tells the truth, Prometheus metrics, the on-call's page."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ from prometheus_client.exposition import choose_encoder
 
 from notifier.api.checks import Check, CheckResult, run_checks
 from notifier.api.decisions import DecisionLog
+from notifier.api.page.routes import add_page
+from notifier.api.page.views import PageParts
 
 SERVICE_UNAVAILABLE = 503
 
@@ -30,7 +32,9 @@ def create_app(
     readiness: Callable[[], Sequence[Check]],
     registry: CollectorRegistry = REGISTRY,
     decisions: DecisionLog | None = None,
+    page: PageParts | None = None,
 ) -> FastAPI:
+    """``decisions`` (/debug/decisions) and ``page`` (/page/...) are served when given."""
     app = FastAPI(title="kube-notifier", docs_url=None, redoc_url=None, openapi_url=None)
 
     @app.get("/healthz")
@@ -51,5 +55,8 @@ def create_app(
         @app.get("/debug/decisions")
         def recent_decisions(limit: int = 100) -> JSONResponse:
             return JSONResponse({"decisions": decisions.recent(limit)})
+
+    if page is not None:
+        add_page(app, page)
 
     return app

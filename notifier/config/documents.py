@@ -21,6 +21,7 @@ parsed, and building the data stops past ``MAX_NODES`` values or
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,8 @@ MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
 MAX_DEPTH = 64
 MAX_NODES = 100_000  # bounds alias and merge expansion ("billion laughs")
 _STR_TAG = "tag:yaml.org,2002:str"
+_INT_TAG = "tag:yaml.org,2002:int"
+_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]{0,17})")  # sexagesimal, 0x, 0o, 1_000: PyYAML's
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 Pairs = list[tuple[Node, Node]]
 
@@ -84,10 +87,15 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     return document
 
 
+# libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
+# 1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _composed(text: str, document: Document) -> Node | None:
     """The YAML node tree, or None (empty, or a problem recorded in ``document``)."""
     try:
-        node: Node | None = yaml.compose(text, Loader=yaml.SafeLoader)
+        node: Node | None = yaml.compose(text, Loader=_LOADER)
         return node
     except yaml.MarkedYAMLError as exc:
         problem = ((), _position(exc.problem_mark), _yaml_message(exc))
@@ -188,8 +196,10 @@ class _Builder:
         return pairs
 
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
-        if node.tag == _STR_TAG and "$" in node.value:
-            return self._expanded(node, path)
+        if node.tag == _STR_TAG:  # most values: text as written, no constructor needed
+            return self._expanded(node, path) if "$" in node.value else node.value
+        if node.tag == _INT_TAG and _DECIMAL.fullmatch(node.value):  # PyYAML's is slow
+            return int(node.value)
         return self._constructed(node, path)
 
     def _expanded(self, node: ScalarNode, path: KeyPath) -> Any:
@@ -201,7 +211,7 @@ class _Builder:
         if not expansion.used:
             return expansion.value
         self._document.from_environment.add(path)
-        if node.style is not None:  # quoted: stays a string
+        if node.style:  # quoted: stays a string (plain is None, or "" from libyaml)
             return expansion.value
         tag = self._loader.resolve(ScalarNode, expansion.value, (True, False))  # type: ignore[no-untyped-call]
         return self._constructed(ScalarNode(tag, expansion.value), path)

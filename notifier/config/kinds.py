@@ -1,25 +1,28 @@
-"""The kinds a config watches: its custom resources made known, every kind checked.
+"""The kinds a config knows: the built-in ones and its custom resources, every kind checked.
 
-``declare_resources`` registers each ``watch.resources`` entry as a kind (so
-rules can name it and its states) and returns the problems found, with
-their place: a resource that redefines a built-in kind or repeats another,
-and a ``watch.kinds`` entry that is neither built in nor declared. It runs
-before the rules are compiled.
+``config_kinds`` makes the config's ``Kinds`` (each ``watch.resources`` entry
+as a kind, so rules can name it and its states) and returns the problems
+found, with their place: a resource that redefines a built-in kind or
+repeats another, and a ``watch.kinds`` entry that is neither built in nor
+declared. It runs before the rules are compiled, and changes nothing but
+what it returns: a refused config leaves every running part as it was.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from notifier.config.model import WatchConfig
 from notifier.kinds.custom import custom_kind
-from notifier.kinds.registry import BUILT_IN_KINDS, register
+from notifier.kinds.registry import BUILT_IN_KINDS, KINDS, Kinds
+from notifier.kinds.spec import KindSpec
 from notifier.rules.errors import KeyPath
 from notifier.rules.predicates import unknown_kind
-from notifier.transitions.vocabulary import all_kinds
 
 
-def declare_resources(watch: WatchConfig) -> list[tuple[KeyPath, str]]:
+def config_kinds(watch: WatchConfig) -> tuple[Kinds, list[tuple[KeyPath, str]]]:
     problems: list[tuple[KeyPath, str]] = []
-    declared: set[str] = set()
+    declared: dict[str, KindSpec[Any]] = {}
     for index, resource in enumerate(watch.resources):
         where: KeyPath = ("watch", "resources", index, "kind")
         if resource.kind in BUILT_IN_KINDS:
@@ -27,10 +30,9 @@ def declare_resources(watch: WatchConfig) -> list[tuple[KeyPath, str]]:
         elif resource.kind in declared:
             problems.append((where, f"{resource.kind} is declared twice"))
         else:
-            declared.add(resource.kind)
-            register(custom_kind(resource))
-    every = all_kinds()
+            declared[resource.kind] = custom_kind(resource)
+    kinds = KINDS.declaring(declared.values())
     for index, kind in enumerate(watch.kinds):
-        if kind not in every:
-            problems.append((("watch", "kinds", index), unknown_kind(kind, every)))
-    return problems
+        if kind not in kinds:
+            problems.append((("watch", "kinds", index), unknown_kind(kind, kinds.all)))
+    return kinds, problems

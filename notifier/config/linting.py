@@ -1,40 +1,118 @@
-"""Warnings that never fail a load: advice about how the file is written.
+"""Warnings that never fail a load: secrets written inline.
 
-Secrets inline: a sink's ``token``, ``url`` or ``webhook_url`` written as a
-literal value ends up in the ConfigMap, in ``kubectl get -o yaml`` output
-and in git. They should come from the environment (``${SLACK_TOKEN}``,
-filled from a Secret) or from a file (``token_file``).
+A secret written as a literal value ends up in the ConfigMap, in ``kubectl
+get -o yaml`` output and in git; it belongs in the environment
+(``${SLACK_TOKEN}``, filled from a Secret) or in a file (``token_file``).
+Only what is a secret is warned about, so the warning keeps its meaning:
+
+- a sink's ``token``, ``hmac_secret``, a Slack ``webhook_url`` and an
+  ``Authorization``-like header: always secrets;
+- a webhook ``url``: only when it carries one: credentials before the host,
+  a query parameter named like a key or token, a path on a service whose
+  webhook URLs are the credential (Slack, Discord, Teams, Google Chat), or
+  a long random path segment. ``https://events.pagerduty.com/v2/enqueue``
+  is public and is not warned about;
+- a template's payload key named like a key or token (``routing_key``,
+  ``api_key``) holding a literal rather than a ``{{ expression }}``.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
 from notifier.config.documents import Document
 from notifier.config.errors import ConfigIssue
-from notifier.rules.errors import format_path
+from notifier.rules.errors import KeyPath, format_path
 
-SECRET_KEYS = frozenset({"token", "url", "webhook_url"})
+ALWAYS_SECRET = ("token", "hmac_secret", "webhook_url")
+SECRET_NAME = re.compile(
+    r"(^|_|-)(key|token|secret|password|passwd|signature|sig|auth|authorization|apikey)($|_|-)",
+    re.IGNORECASE,
+)
+SECRET_HOSTS = re.compile(
+    r"(^|\.)(hooks\.slack\.com|discord(app)?\.com|webhook\.office\.com|outlook\.office\.com"
+    r"|chat\.googleapis\.com|logic\.azure\.com)$"
+)
+RANDOM_SEGMENT = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{24,}$")
 
 
 def secret_warnings(document: Document, source: str) -> list[ConfigIssue]:
-    sinks = document.data.get("sinks") if isinstance(document.data, dict) else None
-    if not isinstance(sinks, list):
-        return []
-    warnings = []
-    for index, sink in enumerate(sinks):
+    data = document.data if isinstance(document.data, dict) else {}
+    found = [*_sink_secrets(data.get("sinks")), *_template_secrets(data.get("templates"))]
+    return [
+        _warning(document, source, path, why)
+        for path, why in found
+        if path not in document.from_environment
+    ]
+
+
+def _sink_secrets(sinks: Any) -> Iterator[tuple[KeyPath, str]]:
+    for index, sink in enumerate(sinks if isinstance(sinks, list) else []):
         if not isinstance(sink, dict):
             continue
-        for key in sorted(SECRET_KEYS.intersection(sink)):
-            path = ("sinks", index, key)
-            if sink[key] and path not in document.from_environment:
-                warnings.append(_warning(document, source, path, key))
-    return warnings
+        for key in ALWAYS_SECRET:
+            if isinstance(sink.get(key), str) and sink[key]:
+                yield ("sinks", index, key), f"{key} is a secret"
+        url = sink.get("url")
+        if isinstance(url, str) and (why := _secret_in_url(url)) is not None:
+            yield ("sinks", index, "url"), f"this url carries a secret ({why})"
+        headers = sink.get("headers")
+        for name, value in headers.items() if isinstance(headers, dict) else ():
+            if SECRET_NAME.search(str(name)) and isinstance(value, str) and value:
+                yield ("sinks", index, "headers", name), f"header {name} is a secret"
 
 
-def _warning(document: Document, source: str, path: tuple[str | int, ...], key: str) -> ConfigIssue:
+def _secret_in_url(url: str) -> str | None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.username or parts.password:
+        return "credentials before the host"
+    secret_params = [name for name, _ in parse_qsl(parts.query) if SECRET_NAME.search(name)]
+    if secret_params:
+        return f"query parameter {secret_params[0]}"
+    if SECRET_HOSTS.search(parts.hostname or ""):
+        return f"{parts.hostname} webhook URLs are the credential"
+    if any(RANDOM_SEGMENT.match(segment) for segment in parts.path.split("/")):
+        return "a token-like path segment"
+    return None
+
+
+def _template_secrets(templates: Any) -> Iterator[tuple[KeyPath, str]]:
+    for name, template in templates.items() if isinstance(templates, dict) else ():
+        payload = template.get("payload") if isinstance(template, dict) else None
+        yield from _payload_secrets(payload, ("templates", name, "payload"))
+
+
+def _payload_secrets(value: Any, path: KeyPath) -> Iterator[tuple[KeyPath, str]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            here = (*path, key)
+            if SECRET_NAME.search(str(key)) and isinstance(item, str) and _literal(item):
+                yield here, f"{key} is a secret"
+            else:
+                yield from _payload_secrets(item, here)
+    elif isinstance(value, list):
+        for position, item in enumerate(value):
+            yield from _payload_secrets(item, (*path, position))
+
+
+def _literal(text: str) -> bool:
+    """A value written out, not computed by the template."""
+    return bool(text.strip()) and "{{" not in text and "{%" not in text
+
+
+def _warning(document: Document, source: str, path: KeyPath, why: str) -> ConfigIssue:
     position = document.locate(path)
+    key = str(path[-1])
+    fix = f" or in {key}_file" if path[0] == "sinks" and len(path) == 3 else ""
     message = (
-        f"{key} is written inline: secrets belong in the environment "
-        f"(${{ENV_VAR}}, filled from a Secret) or in {key}_file"
+        f"{why}, written inline: secrets belong in the environment "
+        f"(${{ENV_VAR}}, filled from a Secret){fix}"
     )
     return ConfigIssue(
         source,

@@ -25,16 +25,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
+from notifier.config.comments import CommentHint, comment_hints
 from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
-from notifier.config.kinds import declare_resources
+from notifier.config.kinds import config_kinds
 from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
+from notifier.config.partial import partial_source
+from notifier.config.reachability import unreachable
 from notifier.config.validating import Problem, problems_of
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
 from notifier.rules.errors import KeyPath, RulesError, format_path
 from notifier.rules.ruleset import Ruleset
 
@@ -43,6 +46,7 @@ from notifier.rules.ruleset import Ruleset
 class LoadedConfig:
     config: Config
     ruleset: Ruleset
+    kinds: Kinds  # the built-in kinds and the config's custom resources
     warnings: tuple[ConfigIssue, ...]
     digest: str  # sha256 of the document after ${VAR} expansion
     source: str
@@ -96,11 +100,28 @@ def read_config_text(
         report.add(path, message, position)
     data = {} if document.data is None else document.data
     config = _validated(data, report, frozenset(document.from_environment))
-    ruleset = _compiled(config, data, report)
+    kinds = _kinds(config, report)
+    ruleset = _compiled(config, kinds, data, report)
+    for path, message in unreachable(config, kinds) if config is not None else ():
+        report.add(path, message)
+    hints = comment_hints(text, document)
+    if report.issues:
+        for hint, comment in hints:
+            report.add(hint.path, hint.message(comment), hint.where)
     report.raise_if_any()
     assert config is not None and ruleset is not None
-    warnings = tuple(secret_warnings(document, source_name))
-    return LoadedConfig(config, ruleset, warnings, _digest(data), source_name)
+    warnings = tuple(
+        [*(_hint_warning(hint, comment, source_name) for hint, comment in hints),
+         *secret_warnings(document, source_name)]
+    )  # fmt: skip
+    return LoadedConfig(config, ruleset, kinds, warnings, _digest(data), source_name)
+
+
+def _hint_warning(hint: CommentHint, comment: str, source: str) -> ConfigIssue:
+    where = hint.where
+    path = format_path(hint.path)
+    message = hint.message(comment)
+    return ConfigIssue(source, where.line, where.column, path, message, severity="warning")
 
 
 class _Report:
@@ -110,11 +131,16 @@ class _Report:
         self._document = document
         self._source = source
         self.issues: list[ConfigIssue] = []
+        self._paths: list[KeyPath] = []
 
     def add(self, path: KeyPath, message: str, position: Position | None = None) -> None:
         where = position or self._document.locate(path)
         line, column = (where.line, where.column) if where else (None, None)
         self.issues.append(ConfigIssue(self._source, line, column, format_path(path), message))
+        self._paths.append(path)
+
+    def paths(self) -> list[KeyPath]:
+        return self._paths
 
     def add_problem(self, problem: Problem) -> None:
         where = self._document.locate(problem.path, prefer_key=problem.at_key)
@@ -132,7 +158,7 @@ def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config
         for problem in problems_of(exc, data, Config, hidden):
             report.add_problem(problem)
         return None
-    for path, message in [*_duplicate_sinks(config), *declare_resources(config.watch)]:
+    for path, message in _duplicate_sinks(config):
         report.add(path, message)
     return config
 
@@ -148,19 +174,49 @@ def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
     return found
 
 
-def _compiled(config: Config | None, data: Any, report: _Report) -> Ruleset | None:
-    source = _source_of(config) if config is not None else _partial_source(data)
-    if source is None:
+def _kinds(config: Config | None, report: _Report) -> Kinds:
+    """The config's kinds (the built-in ones when it failed validation: see ``partial``)."""
+    if config is None:
+        return KINDS
+    kinds, problems = config_kinds(config.watch)
+    for path, message in problems:
+        report.add(path, message)
+    return kinds
+
+
+def _compiled(config: Config | None, kinds: Kinds, data: Any, report: _Report) -> Ruleset | None:
+    if config is None:
+        _compile_partly(data, report)
         return None
     try:
-        return compile_ruleset(source)
+        return compile_ruleset(_source_of(config, kinds))
     except RulesError as exc:
         for problem in exc.problems:
             report.add(problem.path, problem.message)
     return None
 
 
-def _source_of(config: Config) -> RulesSource:
+def _compile_partly(data: Any, report: _Report) -> None:
+    """More problems from a file that failed validation, leaving out those that follow from it."""
+    invalid = frozenset(
+        issue_path[1]
+        for issue_path in report.paths()
+        if issue_path[:1] == ("rules",) and len(issue_path) > 1 and isinstance(issue_path[1], int)
+    )
+    partial = partial_source(data, invalid)
+    for path, message in partial.declared:
+        report.add(path, message)
+    if partial.source is None:
+        return
+    try:
+        compile_ruleset(partial.source)
+    except RulesError as exc:
+        for problem in exc.problems:
+            if not partial.follows_from_broken(problem.path):
+                report.add(problem.path, problem.message)
+
+
+def _source_of(config: Config, kinds: Kinds) -> RulesSource:
     return RulesSource(
         rules=list(enumerate(config.rules)),
         defaults=config.defaults,
@@ -170,61 +226,8 @@ def _source_of(config: Config) -> RulesSource:
         sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
         inhibit_rules=config.inhibit_rules,
+        kinds=kinds,
     )
-
-
-def _partial_source(data: Any) -> RulesSource | None:
-    """What can be compiled from a file that failed validation, to find more problems.
-
-    Valid rules are compiled against sink, template and window names taken
-    as written; a section too broken to read (defaults, or the top level)
-    stops this pass, since it would only produce follow-on errors.
-    """
-    if not isinstance(data, dict):
-        return None
-    defaults = _valid(DefaultsSpec, data.get("defaults", {}))
-    if defaults is None:
-        return None
-    rules = data.get("rules", [])
-    return RulesSource(
-        rules=[
-            (i, rule)
-            for i, item in enumerate(rules if isinstance(rules, list) else [])
-            if (rule := _valid(RuleSpec, item)) is not None
-        ],
-        defaults=defaults,
-        templates=_named(data.get("templates"), TemplateSpec, TemplateSpec()),
-        mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),
-        sinks=_sink_names(data.get("sinks")),
-        cluster_name=str(data.get("cluster_name", "")),
-    )
-
-
-def _valid(kind: Any, value: Any) -> Any:
-    try:
-        return TypeAdapter(kind).validate_python(value)
-    except ValidationError:
-        return None
-
-
-def _named(section: Any, kind: Any, stand_in: Any) -> dict[str, Any]:
-    """Items of a name -> value section; invalid ones replaced, so references still resolve."""
-    if not isinstance(section, dict):
-        return {}
-    return {str(name): _or(_valid(kind, value), stand_in) for name, value in section.items()}
-
-
-def _or(value: Any, stand_in: Any) -> Any:
-    return stand_in if value is None else value
-
-
-def _sink_names(section: Any) -> dict[str, bool]:
-    items = section if isinstance(section, list) else []
-    return {
-        item["name"]: item.get("enabled") is not False
-        for item in items
-        if isinstance(item, dict) and isinstance(item.get("name"), str)
-    }
 
 
 def _digest(data: Any) -> str:

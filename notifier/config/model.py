@@ -75,4 +75,4 @@ class Config(_Section):
 
     def sink_forms(self) -> dict[str, frozenset[MessageForm]]:
         """Every sink by name: the message forms it sends."""
-        return {sink.name: sink.forms for sink in self.sinks}
+        return {sink.name: sink.message_forms() for sink in self.sinks}

@@ -13,8 +13,9 @@ of the ``Stager``s (the service's: sinks, and the namespace watch that
 ``namespace_selector`` rules need); they prepare before the swap, so a sink
 that cannot be built or a namespace list we may not read rejects the whole
 reload, and new rules never name a sink that is not there. What nobody
-applies (``watch``, ``state``; ``sinks`` and the namespace watch when no
-stager is set) is listed in ``ReloadResult.restart_needed`` when it changed.
+applies (``watch.workers`` and ``watch.resync_seconds``, ``state``; ``sinks``,
+the watched kinds and namespaces and the namespace-label watch when no stager
+is set) is listed in ``ReloadResult.restart_needed`` when it changed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from notifier.config import metrics
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import LoadedConfig, read_config, read_config_text
+from notifier.config.model import WatchConfig
 from notifier.rules.ruleset import Ruleset
 
 Clock = Callable[[], float]
@@ -155,7 +157,7 @@ def _restart_needed(
     old, new = previous.config, candidate.config
     sections = {
         "sinks": not staged and old.sinks != new.sinks,
-        "watch": old.watch != new.watch,
+        "watch": _watch_differs(old.watch, new.watch, staged=staged),
         "state": old.state != new.state,
         # The namespace watch starts only when a rule needs it (RBAC stays minimal).
         "rules (namespace_selector needs the namespace watch)": not staged
@@ -163,3 +165,14 @@ def _restart_needed(
         and not old.uses_namespace_labels(),
     }
     return tuple(name for name, differs in sections.items() if differs)
+
+
+# What the service's watch stager applies live: which kinds, which resources, where.
+_LIVE_WATCH_FIELDS = frozenset({"kinds", "resources", "namespaces"})
+
+
+def _watch_differs(old: WatchConfig, new: WatchConfig, *, staged: bool) -> bool:
+    """A ``watch`` change nobody applies while running (all of it, with no stagers)."""
+    skip = _LIVE_WATCH_FIELDS if staged else frozenset()
+    fields = [name for name in type(old).model_fields if name not in skip]
+    return any(getattr(old, name) != getattr(new, name) for name in fields)

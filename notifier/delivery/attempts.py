@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from notifier.delivery.envelope import Envelope
+from notifier.delivery.failures import RecentFailures
 from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.metrics import (
     DEAD_LETTERED,
@@ -63,8 +64,10 @@ class Attempts:
         clocks: Clocks,
         halted: threading.Event,
         enriched: Callable[[Notification], Notification] = lambda n: n,
+        failures: RecentFailures | None = None,
     ) -> None:
         self._sink = sink
+        self._failures = failures
         self._options = options
         self._queue = queue
         self._outbox = outbox
@@ -123,6 +126,10 @@ class Attempts:
 
     def _failed(self, envelope: Envelope, err: SendError) -> None:
         FAILED.labels(*self._labels, err.reason).inc()
+        if self._failures is not None:
+            note = envelope.notification
+            self._failures.add(self._sink.name, err.reason, str(err), note.ordering_key,
+                               envelope.attempts)  # fmt: skip
         if err.retry_after is not None:
             hold = min(err.retry_after, self._options.max_retry_after_seconds)
             self._pacer.hold(self._group, self._clocks.monotonic() + hold)

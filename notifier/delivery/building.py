@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from notifier.delivery.delivery import Delivery, SinkChanges
 from notifier.delivery.runner import DeliveryTarget
+from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
 from notifier.sinks.threads import ThreadStore
@@ -18,23 +19,33 @@ from notifier.state import Outbox
 
 
 def build_delivery(
-    configs: Iterable[SinkConfig], *, outbox: Outbox | None, threads: ThreadStore
+    configs: Iterable[SinkConfig],
+    *,
+    outbox: Outbox | None,
+    threads: ThreadStore,
+    alerts: AlertStore | None = None,
 ) -> Delivery:
     """A ``Delivery`` over the enabled sinks; raises ``SinkBuildError`` for a bad sink.
 
     With an outbox, notifications are durable until delivered; ``threads``
     keeps Slack thread roots (the state store's, or one in memory).
     """
-    targets = [target_for(config, threads) for config in configs if config.enabled]
+    targets = [target_for(config, threads, alerts) for config in configs if config.enabled]
     return Delivery(targets, outbox=outbox)
 
 
-def target_for(config: SinkConfig, threads: ThreadStore) -> DeliveryTarget:
-    return DeliveryTarget(build_sink(config, threads=threads), config.delivery, config.pacing_group)
+def target_for(
+    config: SinkConfig, threads: ThreadStore, alerts: AlertStore | None = None
+) -> DeliveryTarget:
+    sink = build_sink(config, threads=threads, alerts=alerts)
+    return DeliveryTarget(sink, config.delivery, config.pacing_group)
 
 
 def plan_sinks(
-    previous: Sequence[SinkConfig], candidate: Sequence[SinkConfig], threads: ThreadStore
+    previous: Sequence[SinkConfig],
+    candidate: Sequence[SinkConfig],
+    threads: ThreadStore,
+    alerts: AlertStore | None = None,
 ) -> tuple[SinkChanges, tuple[str, ...]]:
     """The changes that take ``previous`` to ``candidate``, and what waits for a restart.
 
@@ -45,8 +56,8 @@ def plan_sinks(
     new = {config.name: config for config in candidate if config.enabled}
     changed = [config for name, config in new.items() if name in old and old[name] != config]
     changes = SinkChanges(
-        added=tuple(target_for(new[name], threads) for name in new if name not in old),
-        changed=tuple(target_for(config, threads) for config in changed),
+        added=tuple(target_for(new[name], threads, alerts) for name in new if name not in old),
+        changed=tuple(target_for(config, threads, alerts) for config in changed),
         removed=tuple(name for name in old if name not in new),
     )
     later = tuple(

@@ -33,10 +33,12 @@ from typing import Protocol
 
 from notifier.delivery.attempts import Clocks
 from notifier.delivery.envelope import Envelope
+from notifier.delivery.failures import RecentFailures
 from notifier.delivery.metrics import DROPPED, QUEUES
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
 from notifier.notifications import ContextRequest, Notification
+from notifier.sinks.base import Sink
 from notifier.state import Outbox
 from notifier.supervision import supervised
 
@@ -83,6 +85,7 @@ class Delivery:
         self._clocks = Clocks(clock, wall_clock, sleep)
         self._pacer = Pacer(clock)
         self._rng = rng if rng is not None else random.Random()
+        self.failures = RecentFailures()  # the last failed attempts, for the page
         self._runners = {target.sink.name: self._runner(target) for target in targets}
         self._retiring: dict[str, tuple[SinkRunner, threading.Thread]] = {}
         self._changes = threading.Lock()  # apply / retire / stop, one at a time
@@ -119,6 +122,16 @@ class Delivery:
 
     def sink_names(self) -> list[str]:
         return list(self._runners)
+
+    def queues(self) -> list[SinkRunner]:
+        """The running sinks' runners (depth, oldest age), for the page."""
+        with self._changes:
+            return list(self._runners.values())
+
+    def sinks(self) -> list[Sink]:
+        """The sinks sending now (a reload's new ones included)."""
+        with self._changes:
+            return [runner.sink for runner in self._runners.values()]
 
     def stuck_sinks(self) -> dict[str, float]:
         """Sinks with a send in flight past their ``stuck_after_seconds``: seconds it has run."""
@@ -181,6 +194,7 @@ class Delivery:
             clocks=self._clocks,
             rng=self._rng,
             enriched=self._enriched,
+            failures=self.failures,
         )
 
     def _enriched(self, notification: Notification) -> Notification:

@@ -19,13 +19,14 @@ from dataclasses import dataclass, replace
 
 from notifier.delivery.attempts import Attempts, Clocks
 from notifier.delivery.envelope import Envelope
+from notifier.delivery.failures import RecentFailures
 from notifier.delivery.intake import Intake
 from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.metrics import DROPPED, SinkLabels
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.retrying import RetryPolicy
 from notifier.notifications import Notification
-from notifier.sinks.base import Sink
+from notifier.sinks.base import Background, Sink
 from notifier.sinks.config import DeliveryOptions
 from notifier.state import Outbox
 from notifier.supervision import supervised
@@ -54,8 +55,10 @@ class SinkRunner:
         clocks: Clocks,
         rng: random.Random,
         enriched: Callable[[Notification], Notification] = lambda n: n,
+        failures: RecentFailures | None = None,
     ) -> None:
         self._target = target
+        self._failures = failures
         self._enriched = enriched
         self._clocks = clocks
         self._outbox = outbox
@@ -81,6 +84,10 @@ class SinkRunner:
     @property
     def sink_name(self) -> str:
         return self._labels.sink
+
+    @property
+    def sink(self) -> Sink:
+        return self._target.sink
 
     @property
     def alive(self) -> bool:
@@ -116,6 +123,8 @@ class SinkRunner:
         self._intake.offer(envelope)
 
     def start(self) -> None:
+        if isinstance(self._target.sink, Background):
+            self._target.sink.start()
         self._intake.start()
         for index in range(self._target.options.concurrency):
             name = f"deliver-{self.sink_name}-{index}"
@@ -142,6 +151,8 @@ class SinkRunner:
         self._labels = SinkLabels(target.sink.integration, target.sink.name)
         self._intake.retarget(self._labels, capacity=target.options.queue_size)
         self._attempts = self._attempts_for(target)
+        if self._workers and isinstance(target.sink, Background):
+            target.sink.start()
         previous.close()  # idle connections only; one in use is dropped when its attempt ends
 
     def begin_drain(self) -> None:
@@ -180,6 +191,7 @@ class SinkRunner:
             clocks=self._clocks,
             halted=self._halted,
             enriched=self._enriched,
+            failures=self._failures,
         )
 
     def _work(self) -> None:

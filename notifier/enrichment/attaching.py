@@ -1,4 +1,5 @@
-"""Context shown in each form of a message: text lines, Slack blocks, webhook JSON fields.
+"""Context shown in each form of a message: text lines, Slack blocks, webhook JSON fields;
+and in the facts (``context``) for receivers that render their own body.
 
 - ``text`` (the console, Slack's fallback): indented lines under the message;
 - ``blocks`` (Slack): owners and problems as context lines, events as a list,
@@ -92,11 +93,15 @@ def _context_line(text: str) -> dict[str, Any]:
 
 def _payload(payload: dict[str, Any], context: Context) -> dict[str, Any]:
     key = "kube_notifier_context" if "context" in payload else "context"
-    fields = {
+    return {**payload, key: context_fields(context)}
+
+
+def context_fields(context: Context) -> dict[str, Any]:
+    """The context as plain fields: a webhook payload's ``context``, the facts' ``context``."""
+    return {
         "owners": list(context.owners),
         "events": [dataclasses.asdict(event) for event in context.events],
         "logs": [{**dataclasses.asdict(log), "lines": list(log.lines)} for log in context.logs],
         "problems": list(context.problems),
         "fetched_ms": context.fetched_ms,
     }
-    return {**payload, key: fields}

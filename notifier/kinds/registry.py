@@ -1,13 +1,22 @@
-"""Every kind the service knows, and the lookups generic code dispatches through.
+"""Every kind the service knows, as a value: the built-in ones, and those a config declares.
 
 Adding a built-in kind is one module in ``notifier.kinds`` (its Struct and
 its ``KindSpec``), one line in ``BUILT_IN`` and its tests; the source,
 transitions, rule facts, ``rules check``, docs/transitions.md and the
 chart's RBAC follow from the registry.
+
+A config's ``Kinds`` (``KINDS`` plus its ``watch.resources``) is made once
+when the config is loaded and handed to the parts that need it (the rules'
+compiler, the informers, the state's decoder); loading or refusing a config
+changes nothing anyone else holds. An object finds its own spec through its
+Struct's type (``spec_of``), so a running informer's objects keep the spec
+they were decoded with.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 import msgspec
@@ -34,32 +43,83 @@ BUILT_IN: tuple[KindSpec[Any], ...] = (
 )  # fmt: skip
 
 BUILT_IN_KINDS: tuple[Kind, ...] = tuple(spec.kind for spec in BUILT_IN)
-KINDS: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in BUILT_IN}
 _BY_TYPE: dict[type, KindSpec[Any]] = {spec.struct: spec for spec in BUILT_IN}
-_decoding: list[Any] = []  # [the union of every kind's Struct, its JSON decoder]
+_SPEC_ATTRIBUTE = "__kind_spec__"  # on a custom resource's Struct: the spec it was made for
 
 
-def register(spec: KindSpec[Any]) -> None:
-    """Know a custom resource's kind from now on (``watch.resources``, read at load).
+class Kinds(Mapping[Kind, KindSpec[Any]]):
+    """The kinds one config knows: never changed once made."""
 
-    A kind declared again (a reload) replaces its earlier spec; objects already
-    decoded keep theirs. A built-in kind cannot be replaced.
-    """
-    if spec.kind in KINDS and KINDS[spec.kind] in BUILT_IN:
-        raise ValueError(f"{spec.kind} is a built-in kind")
-    KINDS[spec.kind] = spec
-    _BY_TYPE[spec.struct] = spec
-    _decoding.clear()
+    def __init__(self, specs: Iterable[KindSpec[Any]]) -> None:
+        self._specs: dict[Kind, KindSpec[Any]] = {spec.kind: spec for spec in specs}
 
+    def __getitem__(self, kind: Kind) -> KindSpec[Any]:
+        return self._specs[kind]
 
-def _union() -> Any:
-    """Every kind's Struct, built again after a registration."""
-    if not _decoding:
+    def __iter__(self) -> Iterator[Kind]:
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other  # a value made once per config: the same config's is the same one
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def declaring(self, custom: Iterable[KindSpec[Any]]) -> Kinds:
+        """These kinds and the custom resources ``custom`` (a config's ``watch.resources``)."""
+        made = list(custom)
+        for spec in made:
+            if spec.kind in BUILT_IN_KINDS:
+                raise ValueError(f"{spec.kind} is a built-in kind")
+            setattr(spec.struct, _SPEC_ATTRIBUTE, spec)
+        return Kinds([*self._specs.values(), *made])
+
+    def states_for(self, kind: Kind) -> frozenset[str]:
+        return frozenset(self._specs[kind].states)
+
+    def signals_for(self, kind: Kind) -> frozenset[str]:
+        return frozenset(self._specs[kind].all_signals)
+
+    def names_for(self, kind: Kind) -> frozenset[str]:
+        """Every word a rule may use in ``from`` / ``to`` for ``kind``."""
+        return self._specs[kind].names
+
+    @property
+    def all(self) -> frozenset[Kind]:
+        return frozenset(self._specs)
+
+    @functools.cached_property
+    def _union(self) -> tuple[Any, msgspec.json.Decoder[Any]]:
         structs: Any = KubeObject
-        for spec in KINDS.values():
+        for spec in self._specs.values():
             structs = spec.struct if structs is KubeObject else structs | spec.struct
-        _decoding.extend([structs, msgspec.json.Decoder(structs)])
-    return _decoding[0]
+        return structs, msgspec.json.Decoder(structs)
+
+    def decode_object(self, encoded: bytes) -> KubeObject:
+        """Any of these kinds' Struct from its JSON (the kind is in it); raises ``DecodeError``."""
+        obj: KubeObject = self._union[1].decode(encoded)
+        return obj
+
+    def convert_object(self, data: Any) -> KubeObject:
+        """Any of these kinds' Struct from decoded JSON (a dict with its ``kind``)."""
+        obj: KubeObject = msgspec.convert(data, type=self._union[0])
+        return obj
+
+
+KINDS = Kinds(BUILT_IN)
+"""The built-in kinds: what a config with no ``watch.resources`` knows."""
+
+
+def spec_of(obj: KubeObject) -> KindSpec[Any]:
+    """The spec ``obj`` was decoded with (its Struct's)."""
+    spec = _BY_TYPE.get(type(obj))
+    if spec is None:
+        found: KindSpec[Any] = getattr(type(obj), _SPEC_ATTRIBUTE)
+        return found
+    return spec
 
 
 def spec_for(kind: Kind) -> KindSpec[Any]:
@@ -70,10 +130,6 @@ def known(kind: str) -> bool:
     return kind in KINDS
 
 
-def spec_of(obj: KubeObject) -> KindSpec[Any]:
-    return _BY_TYPE[type(obj)]
-
-
 def share(sharing: Sharing, obj: T) -> T:
     """An object equal to ``obj`` whose repeated parts are shared with earlier objects."""
     shared: T = spec_of(obj).share(sharing, obj)
@@ -81,20 +137,17 @@ def share(sharing: Sharing, obj: T) -> T:
 
 
 def decode_object(encoded: bytes) -> KubeObject:
-    """Any kind's Struct back from its JSON (the kind is in it); raises ``msgspec.DecodeError``."""
-    _union()
-    obj: KubeObject = _decoding[1].decode(encoded)
-    return obj
+    """A built-in kind's Struct back from its JSON; raises ``msgspec.DecodeError``."""
+    return KINDS.decode_object(encoded)
 
 
 def convert_object(data: Any) -> KubeObject:
-    """Any kind's Struct from decoded JSON (a dict with its ``kind``)."""
-    obj: KubeObject = msgspec.convert(data, type=_union())
-    return obj
+    """A built-in kind's Struct from decoded JSON (a dict with its ``kind``)."""
+    return KINDS.convert_object(data)
 
 
-def severities() -> tuple[tuple[str, ...], tuple[str, ...]]:
+def severities(kinds: Kinds = KINDS) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Critical then warning state names of every kind, most pressing first, no repeats."""
-    critical = dict.fromkeys(name for spec in KINDS.values() for name in spec.critical)
-    warning = [name for spec in KINDS.values() for name in spec.warning if name not in critical]
+    critical = dict.fromkeys(name for spec in kinds.values() for name in spec.critical)
+    warning = [name for spec in kinds.values() for name in spec.warning if name not in critical]
     return tuple(critical), tuple(dict.fromkeys([*warning, "Deleted"]))

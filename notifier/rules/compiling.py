@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import ALL_FORMS, MessageForm
 from notifier.objects import Kind
 from notifier.rules.config import (
@@ -32,9 +33,8 @@ from notifier.rules.muting import MuteWindow, compile_window
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.rules.templating import CompiledTemplate
+from notifier.templating.compiling import CompiledTemplate
 from notifier.transitions.model import Origin
-from notifier.transitions.vocabulary import all_kinds
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})
@@ -53,6 +53,7 @@ class RulesSource:
     sink_forms: Mapping[str, frozenset[MessageForm]] = field(default_factory=dict)
     cluster_name: str = ""
     inhibit_rules: Sequence[InhibitSpec] = ()
+    kinds: Kinds = KINDS  # the built-in kinds and the config's custom resources
 
 
 def compile_ruleset(source: RulesSource) -> Ruleset:
@@ -61,7 +62,8 @@ def compile_ruleset(source: RulesSource) -> Ruleset:
     compiler = _Compiler(source, problems)
     rules = [compiler.rule(position, spec) for position, spec in source.rules]
     inhibitions = [
-        compile_inhibition(i, spec, problems) for i, spec in enumerate(source.inhibit_rules)
+        compile_inhibition(i, spec, problems, source.kinds)
+        for i, spec in enumerate(source.inhibit_rules)
     ]
     default_route = compiler.default_route()
     compiler.finish()
@@ -138,6 +140,7 @@ class _Compiler:
             thread_by_object=spec.thread_by == "object",
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
+            labels=tuple(sorted(spec.labels.items())),
             hold_for=spec.match.hold_for or None,  # ``for: 0s``: no wait, as in Prometheus
             flapping=_flap_policy(spec),
             escalate=self._escalation(spec, path),
@@ -162,7 +165,7 @@ class _Compiler:
             position=len(self._source.rules),
             action=Action.NOTIFY,
             matcher=Matcher(predicates),
-            kinds=all_kinds(),
+            kinds=self._source.kinds.all,
             namespaces=None,
             sinks=self._enabled(defaults.sinks),
             forms=self._forms(self._enabled(defaults.sinks)),
@@ -197,7 +200,7 @@ class _Compiler:
             # replica, and a first start, times it), and told only once its ``for:`` ran out.
             origins |= {Origin.INITIAL_LIST}
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
-        compiler = MatchCompiler(self._problems, (*path, "match"))
+        compiler = MatchCompiler(self._problems, (*path, "match"), self._source.kinds)
         return compiler.compile(match, origins=origins, opt_out_annotation=optout)
 
     def _escalation(self, spec: RuleSpec, path: KeyPath) -> tuple[Escalation, ...]:

@@ -25,6 +25,7 @@ from notifier.transitions.model import EventType, Origin
 
 _RULE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?")
 GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,127}")
 _LABEL_GROUP = re.compile(r"label:[^\s,]+")
 _TIME_RANGE = re.compile(r"(\d{2}):(\d{2})\s*-\s*(\d{2}):(\d{2})")
 
@@ -109,7 +110,7 @@ class RuleSpec(_Spec):
 
     name: str
     description: str = ""
-    match: MatchSpec = MatchSpec()
+    match: MatchSpec = Field(default_factory=MatchSpec)  # a shared default is deep-copied per rule
     action: Action = Action.NOTIFY
     until: AwareDatetime | None = None
     sinks: list[str] = []
@@ -131,6 +132,8 @@ class RuleSpec(_Spec):
     thread_by: Literal["object", "group"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
     enrich: list[ContextPart] = []
+    # Labels for receivers that route by labels (Alertmanager), beside the ones every alert has.
+    labels: dict[str, str] = {}
 
     @field_validator("name")
     @classmethod
@@ -140,6 +143,17 @@ class RuleSpec(_Spec):
                 f"invalid rule name {value!r}: expected letters, digits, '-', '_' or '.', "
                 "starting and ending with a letter or digit, at most 100 characters"
             )
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _label_names(cls, value: dict[str, str]) -> dict[str, str]:
+        for name in value:
+            if not _LABEL_NAME.fullmatch(name):
+                raise ValueError(
+                    f"invalid label name {name!r}: expected [a-zA-Z_][a-zA-Z0-9_]* "
+                    "(Alertmanager's label names)"
+                )
         return value
 
     @field_validator("enrich")

@@ -38,15 +38,4 @@ def _non_negative(seconds: float) -> float:
     return seconds
 
 
-def format_duration(seconds: float) -> str:
-    """A short human form: ``45s``, ``3m12s``, ``2h5m``, ``4d3h``."""
-    whole = max(int(seconds), 0)
-    days, rest = divmod(whole, 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    units = (("d", days), ("h", hours), ("m", minutes), ("s", secs))
-    shown = [f"{amount}{unit}" for unit, amount in units if amount]
-    return "".join(shown[:2]) or "0s"
-
-
 Duration = Annotated[float, BeforeValidator(parse_duration)]

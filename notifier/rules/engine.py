@@ -34,6 +34,7 @@ from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
+from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
 from notifier.rules.probing import (
@@ -46,13 +47,13 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.rendering import render_message
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
+from notifier.templating.rendering import render_message
 from notifier.transitions.model import Origin, Transition
 
 Clock = Callable[[], float]
@@ -151,9 +152,10 @@ class RulesEngine:
         message, failed = render_message(rule.template, single, context, rule.forms)
         count_render(failed, "resolved")
         sinks = tuple(dict.fromkeys((*rule.sinks, *escalated)))
+        facts = neutral_facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
             rule.name, sinks, transition, message, now, status="resolved",
-            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
+            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object, facts=facts,
         )  # fmt: skip
 
     def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
@@ -278,6 +280,7 @@ class RulesEngine:
         return for_transition(
             item.rule.name, item.rule.sinks, item.transition, message, now,
             thread_key=thread_for(item.rule, item.context), context=context,
+            facts=neutral_facts(item.rule, item.context, transition=item.transition),
         )  # fmt: skip
 
     def _remember(self, release: Release[_Pending], now: float) -> None:
@@ -312,4 +315,5 @@ def _render_digest(release: Release[_Pending], now: float) -> list[Notification]
         message=message,
         now=now,
         thread_key=thread_for(rule, release.items[0].context),
+        facts=neutral_facts(rule, context),
     )

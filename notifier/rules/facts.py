@@ -14,8 +14,11 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
+
 from notifier.kinds.registry import severities, spec_of
-from notifier.rules.durations import format_duration
+from notifier.notifications import Facts
+from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
 
 # Display order: what needs attention first (each kind says which of its states are trouble).
@@ -32,7 +35,7 @@ SINGLE_NAMES = frozenset(
         "restart_count", "exit_code", "owner", "owner_text", "age", "age_seconds", "changes",
         "changes_text", "details", "replicas", "labels", "annotations", "obj", "old", "new",
         "observed_at", "catch_up", "final_state_unknown", "status", "resolved",
-        "resolved_states", "fingerprint", "active_since", "active_for",
+        "resolved_states", "told_severity", "fingerprint", "active_since", "active_for",
     }
 )  # fmt: skip
 DIGEST_NAMES = frozenset(
@@ -83,6 +86,7 @@ def single_context(
         "status": "firing",  # "resolved" in a resolution (rules with send_resolved)
         "resolved": False,
         "resolved_states": [],
+        "told_severity": "",  # in a resolution: the severity of what was told
         "fingerprint": "",  # the engine's: one rule, one object, firing and resolved alike
         "active_since": "",  # set when a rule's ``for:`` came due: when the state was entered
         "active_for": "",  # and how long ago, as ``15m``
@@ -114,6 +118,7 @@ def resolution_context(context: dict[str, Any], states: frozenset[str]) -> dict[
         "status": "resolved",
         "resolved": True,
         "resolved_states": told,
+        "told_severity": spec_of(context["obj"]).severity(told) if "obj" in context else "",
         "transition": text,
         "summary": f"{prefix}{where}: {text}",
         "severity": "info",
@@ -244,6 +249,38 @@ def _common(members: Sequence[dict[str, Any]], field: str) -> str:
 def _item(member: dict[str, Any]) -> dict[str, Any]:
     fields = ("kind", "namespace", "name", "uid", "transition", "reason", "observed_at", "origin")
     return {field: member[field] for field in fields}
+
+
+_OBJECTS = frozenset({"obj", "old", "new"})
+
+
+def plain_facts(
+    context: dict[str, Any],
+    *,
+    labels: Iterable[tuple[str, str]] = (),
+    send_resolved: bool = False,
+    fired_at: float = 0.0,
+    told: Iterable[str] = (),
+) -> Facts:
+    """What a receiver renders its own body from: ``context`` without the objects themselves.
+
+    ``rule_labels`` are the rule's ``labels:``; ``send_resolved`` says whether the end will
+    be told (a receiver that must refresh what is open, Alertmanager, keeps only those);
+    ``fired_at`` is when a resolution's firing began; ``told_states`` the states a
+    firing tells (and its resolution ends), foremost first, as ``send_resolved`` keeps them.
+    """
+    facts = {name: value for name, value in context.items() if name not in _OBJECTS}
+    if "members" in facts:
+        facts["members"] = [
+            {name: value for name, value in member.items() if name not in _OBJECTS}
+            for member in facts["members"]
+        ]
+    facts["rule_labels"] = dict(labels)
+    facts["send_resolved"] = send_resolved
+    facts["fired_at"] = rfc3339(fired_at) or context.get("observed_at", "")
+    facts["told_states"] = ordered(told)
+    plain: Facts = msgspec.to_builtins(facts)
+    return plain
 
 
 def parse_time(value: str | None) -> float | None:

@@ -10,34 +10,34 @@ from __future__ import annotations
 
 import re
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.config import InhibitSpec
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.inhibiting import EQUAL_KEYS, CompiledInhibition
 from notifier.rules.predicates import MatchCompiler
 from notifier.transitions.model import Origin
-from notifier.transitions.vocabulary import states_for
 
 _LABEL_KEY = re.compile(r"^label:[A-Za-z0-9./_-]{1,316}$")
 _EVERY_ORIGIN = frozenset(Origin)
 
 
 def compile_inhibition(
-    position: int, spec: InhibitSpec, problems: RuleProblems
+    position: int, spec: InhibitSpec, problems: RuleProblems, vocabulary: Kinds = KINDS
 ) -> CompiledInhibition | None:
     path: KeyPath = ("inhibit_rules", position)
     before = len(problems.items)
     if not spec.source.to:
         problems.add((*path, "source", "to"), "name the states that make a source active")
     source_only = spec.source.model_copy(update={"to": []})
-    source, kinds, _ = MatchCompiler(problems, (*path, "source")).compile(
+    source, kinds, _ = MatchCompiler(problems, (*path, "source"), vocabulary).compile(
         source_only, origins=_EVERY_ORIGIN, opt_out_annotation=None
     )
-    states = frozenset().union(*(states_for(kind) for kind in kinds))
+    states = frozenset().union(*(vocabulary.states_for(kind) for kind in kinds))
     for index, name in enumerate(spec.source.to):
         if name not in states:
             where = (*path, "source", "to", index)
             problems.add(where, f"{name!r} is not a state of {'/'.join(sorted(kinds))}")
-    target, _, _ = MatchCompiler(problems, (*path, "target")).compile(
+    target, _, _ = MatchCompiler(problems, (*path, "target"), vocabulary).compile(
         spec.target, origins=_EVERY_ORIGIN, opt_out_annotation=None
     )
     for index, key in enumerate(spec.equal):

@@ -24,7 +24,8 @@ import yaml
 from notifier.rules.config import TemplateSpec
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.facts import DIGEST_NAMES, SINGLE_NAMES
-from notifier.rules.templating import CompiledTemplate, Render, TemplateCompiler, make_environment
+from notifier.templating.compiling import CompiledTemplate, Render, TemplateCompiler
+from notifier.templating.environment import make_environment
 from notifier.text import mrkdwn_escaped
 
 _PARTS = ("text", "blocks", "payload")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from notifier.notifications import ContextRequest, Message, Notification
+from notifier.notifications import ContextRequest, Facts, Message, Notification
 from notifier.transitions.model import Origin, Transition
 
 
@@ -54,6 +54,7 @@ def for_transition(
     thread_key: str | None = None,
     context: ContextRequest | None = None,
     closes_thread: bool = False,
+    facts: Facts | None = None,
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
@@ -72,6 +73,7 @@ def for_transition(
             context=context,
             fingerprint=fingerprint(rule, transition),
             closes_thread=closes_thread and status == "resolved",
+            facts=facts,
         )
         for sink in sinks
     ]
@@ -86,6 +88,7 @@ def for_digest(
     message: Message,
     now: float,
     thread_key: str | None = None,
+    facts: Facts | None = None,
 ) -> list[Notification]:
     member_ids = sorted(f"{object_identity(t)}@{t.obj.metadata.resource_version}" for t in members)
     observed = min((t.observed_at for t in members if t.observed_at), default=now)
@@ -100,6 +103,7 @@ def for_digest(
             observed_at=observed,
             catch_up=catch_up,
             thread_key=thread_key,
+            facts=facts,
         )
         for sink in sinks
     ]

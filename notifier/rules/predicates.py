@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath, RuleProblems
@@ -36,19 +37,19 @@ from notifier.rules.matching import (
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
 from notifier.transitions.model import Origin
-from notifier.transitions.vocabulary import all_kinds, signals_for, states_for
 
 
 class MatchCompiler:
-    def __init__(self, problems: RuleProblems, path: KeyPath) -> None:
+    def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds = KINDS) -> None:
         self._problems = problems
         self._path = path
+        self._kinds = kinds
 
     def compile(
         self, match: MatchSpec, *, origins: frozenset[Origin], opt_out_annotation: str | None
     ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
         """The matcher, the kinds and the exact namespaces (None: any) to index it by."""
-        every = all_kinds()
+        every = self._kinds.all
         kinds = self._known(match.kinds, every) or every
         namespaces = self._names(match.namespaces, ("namespaces",))
         candidates: list[Predicate | None] = [
@@ -77,8 +78,8 @@ class MatchCompiler:
         if not names:
             message = "'for' needs 'to': the states the object must stay in that long"
             self._problems.add((*self._path, "for"), message)
-        states = frozenset().union(*(states_for(kind) for kind in kinds))
-        signals = frozenset().union(*(signals_for(kind) for kind in kinds))
+        states = frozenset().union(*(self._kinds.states_for(kind) for kind in kinds))
+        signals = frozenset().union(*(self._kinds.signals_for(kind) for kind in kinds))
         for position, name in enumerate(names):
             if name in signals and name not in states:
                 message = f"{name!r} is a signal, not a state: 'for' can only time states"
@@ -131,18 +132,21 @@ class MatchCompiler:
         return predicate(selector)
 
     def _reaches(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        known = frozenset().union(*(states_for(kind) | signals_for(kind) for kind in kinds))
+        vocabulary = self._kinds
+        known = frozenset().union(*(vocabulary.names_for(kind) for kind in kinds))
         self._check_words(names, "to", kinds, known)
         return Reaches(frozenset(names)) if names else None
 
     def _leaves(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        known = frozenset().union(*(states_for(kind) for kind in kinds))
-        signals = frozenset().union(*(signals_for(kind) for kind in kinds))
+        known = frozenset().union(*(self._kinds.states_for(kind) for kind in kinds))
+        signals = frozenset().union(*(self._kinds.signals_for(kind) for kind in kinds))
         for position, name in enumerate(names):
             if name in signals and name not in known:
                 message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
                 self._problems.add((*self._path, "from", position), message)
-        self._check_words(names, "from", kinds, known | signals)
+            elif name not in known:
+                message = _unknown_word(name, kinds, known, "state")
+                self._problems.add((*self._path, "from", position), message)
         return LeavesFrom(frozenset(names)) if names else None
 
     def _check_words(
@@ -150,16 +154,16 @@ class MatchCompiler:
     ) -> None:
         for position, name in enumerate(names):
             if name not in known:
-                message = _unknown_word(name, kinds, known)
+                message = _unknown_word(name, kinds, known, "state or signal")
                 self._problems.add((*self._path, key, position), message)
 
 
-def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str]) -> str:
+def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str], what: str) -> str:
     close = difflib.get_close_matches(name, sorted(known), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     expected = ", ".join(sorted(known)) or "none"
     kind_text = "/".join(sorted(kinds))
-    return f"unknown state or signal {name!r} for {kind_text}{hint}; expected one of: {expected}"
+    return f"unknown {what} {name!r} for {kind_text}{hint}; expected one of: {expected}"
 
 
 def unknown_kind(kind: str, every: frozenset[Kind]) -> str:

@@ -34,9 +34,8 @@ from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
-from notifier.rules.templating import CompiledTemplate
+from notifier.templating.compiling import CompiledTemplate
 from notifier.transitions.model import Origin, Transition
-from notifier.transitions.vocabulary import all_kinds
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
 
@@ -64,6 +63,7 @@ class CompiledRule:
     thread_by_object: bool = False
     thread_by_group: bool = False
     enrich: tuple[ContextPart, ...] = ()  # context delivery attaches to its notifications
+    labels: tuple[tuple[str, str], ...] = ()  # for receivers that route by labels
     hold_for: float | None = None  # ``for:``: seconds in a ``to:`` state before it fires
     flapping: FlapPolicy | None = None
     escalate: tuple[Escalation, ...] = ()  # more sinks while it is still firing
@@ -128,14 +128,14 @@ class Ruleset:
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        every = all_kinds()
+        every = frozenset().union(*(rule.kinds for rule in self.rules))
         object.__setattr__(self, "timed", {rule.name: rule for rule in self.rules if rule.timed})
         object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in every})
 
     def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:
         index = self._index.get(kind)
-        if index is None:  # a kind declared after these rules were compiled: none name it
-            index = _index_kind(self.rules, kind)
+        if index is None:  # no rule names this kind
+            return ()
         return index.by_namespace.get(namespace, index.any_namespace)
 
     def evaluate(self, transition: Transition, context: EvalContext) -> Evaluation:

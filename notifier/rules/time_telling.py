@@ -7,15 +7,15 @@ from typing import Any
 
 from notifier.notifications import Notification
 from notifier.rules.counting import count_render
-from notifier.rules.durations import format_duration
 from notifier.rules.facts import ordered
 from notifier.rules.flapping import Flap
 from notifier.rules.group_keys import thread_for
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.notifying import fingerprint, for_transition
-from notifier.rules.rendering import render_message
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.timing import Timer
+from notifier.templating.environment import format_duration
+from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 

@@ -15,8 +15,10 @@ import logging
 
 from notifier.config.reloading import ReloadResult, RulesHolder
 from notifier.service.reloading import report
-from notifier.service.watched_configmap import ConfigMapBody, WatchedConfigMap
 from notifier.source.client import ApiError, RawClient
+from notifier.source.configmaps import ConfigMap, WatchedConfigMap
+from notifier.source.reflector import ReflectorSettings
+from notifier.source.watcher import DEFAULT_SETTINGS
 
 log = logging.getLogger("notifier.config")
 
@@ -24,16 +26,33 @@ CONFIG_KEY = "config.yaml"
 EVENT_MESSAGE_LIMIT = 1024
 
 
-class ConfigMapReloader(WatchedConfigMap):
+class ConfigMapReloader:
     def __init__(
-        self, client: RawClient, holder: RulesHolder, namespace: str, name: str, *, reporter: str
+        self,
+        client: RawClient,
+        holder: RulesHolder,
+        namespace: str,
+        name: str,
+        *,
+        reporter: str,
+        settings: ReflectorSettings = DEFAULT_SETTINGS,
     ) -> None:
-        super().__init__(client, "configmap", namespace, name)
+        self.watch = WatchedConfigMap(
+            client, "configmap", namespace, name, self.apply, settings=settings
+        )
+        self.name, self.namespace, self.config_map_name = self.watch.name, namespace, name
+        self._client = client
         self._holder = holder
         self._reporter = reporter
         self._applied = ""
 
-    def apply(self, config_map: ConfigMapBody) -> ReloadResult | None:
+    def start(self) -> None:
+        self.watch.start()
+
+    def stop(self) -> None:
+        self.watch.stop()
+
+    def apply(self, config_map: ConfigMap) -> ReloadResult | None:
         text = config_map.data.get(CONFIG_KEY)
         if text is None:
             log.error("%s has no key %r; keeping the current rules", self.name, CONFIG_KEY)
@@ -48,7 +67,7 @@ class ConfigMapReloader(WatchedConfigMap):
             self._record_rejection(config_map, result)
         return result
 
-    def _record_rejection(self, config_map: ConfigMapBody, result: ReloadResult) -> None:
+    def _record_rejection(self, config_map: ConfigMap, result: ReloadResult) -> None:
         errors = "; ".join(str(issue) for issue in result.issues)
         message = f"config rejected, the last good rules keep running: {errors}"
         now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

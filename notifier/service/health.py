@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from notifier.api.checks import Check, CheckResult, flag, threshold
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
 from notifier.supervision import crashed
 from notifier.workers.worker import Workers
@@ -16,7 +17,7 @@ from notifier.workers.worker import Workers
 @dataclass
 class Parts:
     holder: RulesHolder
-    informers: Sequence[Informer]
+    informers: Iterable[Informer]  # as they are at each request: a reload may change them
     workers: Workers
     delivery: Delivery
     stale_after: float
@@ -26,7 +27,10 @@ class Parts:
     # such a rule would route as if every namespace had no labels.
     namespaces_watched: Callable[[], bool] = lambda: False
     namespaces_listed: Callable[[], bool] = lambda: True
+    namespaces_failing: Callable[[], bool] = lambda: False
+    config_maps: Sequence[WatchedConfigMap] = ()  # the rules and silences ConfigMaps, if watched
     state_alive: Callable[[], bool] = lambda: True
+    credentials_refused: Callable[[], dict[str, str]] = dict
     ticker_alive: Callable[[], bool] = lambda: True  # group digests and ``for:`` timers
 
 
@@ -53,18 +57,24 @@ def readiness(parts: Parts) -> list[Check]:
         flag("config", lambda: parts.holder.current is not None, "no config loaded"),
         flag("delivery", lambda: parts.delivery.running, "delivery is not running"),
         lambda: _stuck(parts.delivery),
+        lambda: _credentials(parts.credentials_refused()),
     ]
     if parts.namespaces_watched():
         checks.append(
             flag("synced-namespace-labels", parts.namespaces_listed, "namespaces not listed yet")
         )
+        checks.append(
+            flag("watch-open-namespace-labels", lambda: not parts.namespaces_failing(), _FAILING)
+        )
+    for watched in parts.config_maps:
+        checks.extend(_config_map_checks(watched))
     for informer in parts.informers:
         checks.append(_synced(informer))
         checks.append(
             flag(
                 f"watch-open-{informer.kind.value}",
                 _holds_open(informer),
-                "the watch keeps failing or closing at once",
+                _FAILING,
             )
         )
         checks.append(
@@ -73,6 +83,22 @@ def readiness(parts: Parts) -> list[Check]:
             )
         )
     return checks
+
+
+_FAILING = "the watch keeps failing or closing at once"
+
+
+def _config_map_checks(watched: WatchedConfigMap) -> list[Check]:
+    name = watched.name.replace(" ", "-")
+    return [
+        flag(f"synced-{name}", watched.synced.is_set, "not read yet"),
+        flag(f"watch-open-{name}", lambda: not watched.failing, _FAILING),
+    ]
+
+
+def _credentials(refused: dict[str, str]) -> CheckResult:
+    detail = "; ".join(f"{name}: {why}" for name, why in sorted(refused.items()))
+    return CheckResult("sink-credentials", not refused, detail)
 
 
 def _stuck(delivery: Delivery) -> CheckResult:

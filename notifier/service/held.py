@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from notifier.kinds.registry import convert_object
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.rules.holding import Held
 from notifier.state import HeldMembers, HeldRow
@@ -37,8 +37,8 @@ def encode_transition(transition: Transition) -> bytes:
     return _encoder.encode(transition)
 
 
-def decode_transition(encoded: bytes) -> Transition:
-    """A transition back; its objects through the registry, which knows every kind's Struct."""
+def decode_transition(encoded: bytes, kinds: Kinds = KINDS) -> Transition:
+    """A transition back; its objects through the config's kinds, which know their Structs."""
     data = msgspec.json.decode(encoded)
     if not isinstance(data, dict):
         raise msgspec.ValidationError("expected a transition object")
@@ -47,21 +47,27 @@ def decode_transition(encoded: bytes) -> Transition:
     transition = msgspec.convert(blank, type=Transition, dec_hook=_text_as_kind)
     return replace(
         transition,
-        old=None if old is None else convert_object(old),
-        new=None if new is None else convert_object(new),
+        old=None if old is None else kinds.convert_object(old),
+        new=None if new is None else kinds.convert_object(new),
     )
 
 
 class DurableHolding:
-    def __init__(self, members: HeldMembers) -> None:
+    def __init__(self, members: HeldMembers, kinds: Kinds = KINDS) -> None:
         self._members = members
+        self._kinds = kinds
 
     def held(self) -> list[Held]:
         restored, unreadable = [], []
         for row in self._members.all_held():
             try:
                 restored.append(
-                    Held(row.token, row.rule, decode_transition(row.encoded), row.held_at)
+                    Held(
+                        row.token,
+                        row.rule,
+                        decode_transition(row.encoded, self._kinds),
+                        row.held_at,
+                    )
                 )
             except msgspec.DecodeError as err:  # ValidationError is a DecodeError
                 log.warning(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 
 import urllib3.exceptions
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
@@ -39,6 +41,7 @@ def check_access(
     namespaces: Sequence[str],
     *,
     namespace_labels: bool = False,
+    known: Kinds = KINDS,
 ) -> None:
     """List one object of each kind in each scope: a clear error now beats a retry loop later.
 
@@ -49,10 +52,11 @@ def check_access(
     listed too. Only a refusal (401/403) stops us. An API server that cannot be
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
+    resources = [resource_for(kind, known) for kind in kinds]
     lists = [
-        (resource_for(kind).path(namespace), resource_for(kind).plural, _group(kind), namespace)
-        for kind in kinds
-        for namespace in scopes(resource_for(kind), namespaces)
+        (resource.path(namespace), resource.plural, resource.api.group_version, namespace)
+        for resource in resources
+        for namespace in scopes(resource, namespaces)
     ]
     if namespace_labels:
         lists.append((NAMESPACES_PATH, "namespaces", "v1", None))
@@ -72,10 +76,6 @@ def not_served(plural: str, group: str) -> str:
     )
 
 
-def _group(kind: Kind) -> str:
-    return resource_for(kind).api.group_version
-
-
 def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: str | None) -> bool:
     """True if listing worked (or failed other than by refusal); False if unreachable."""
     try:
@@ -90,9 +90,53 @@ def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: 
         if err.status not in (FORBIDDEN, UNAUTHORIZED):
             log.warning("access check for %s: %s; continuing", plural, err)
             return True
+        if err.status == UNAUTHORIZED:
+            raise KubeAccessError(refused(client.server, err)) from err
         scope = f"in namespace {namespace!r}" if namespace else "cluster-wide"
         raise KubeAccessError(
             f"not allowed to list {plural} ({group}) {scope}: "
             f"{err.message or err.reason}. Grant list and watch on {plural}."
         ) from err
     return True
+
+
+def refused(server: str, err: ApiError) -> str:
+    """A 401: who we are was not accepted, so no RBAC grant can help."""
+    said = f" ({err.message})" if err.message else ""
+    return (
+        f"the API server at {server} refused our credentials (401 Unauthorized){said}: check "
+        "that the kubeconfig's token or client certificate has not expired, that its exec "
+        "plugin works on its own (kubectl get pods with the same --kubeconfig/--context), "
+        "and that the context names the cluster you mean"
+    )
+
+
+def failure(server: str, err: Exception) -> str:
+    """One line for a request to the API server that failed, with what to check."""
+    if isinstance(err, ApiError):
+        if err.status == UNAUTHORIZED:
+            return refused(server, err)
+        if err.status == FORBIDDEN:
+            return f"the API server at {server} does not allow this: {err.message or err.reason}"
+        return f"the API server at {server} answered {err}"
+    return (
+        f"cannot reach the API server at {server}: {_reason(err)} (is the cluster up, and do "
+        "--kubeconfig/--context name it?)"
+    )
+
+
+def _reason(err: Exception) -> str:
+    """The root cause of a connection failure, without urllib3's wrapping."""
+    cause: BaseException | None = err
+    while cause is not None:
+        if isinstance(cause, OSError) and cause.strerror:
+            return cause.strerror.lower()
+        if isinstance(cause, urllib3.exceptions.MaxRetryError) and cause.reason is not None:
+            cause = cause.reason
+            continue
+        cause = cause.__cause__ or cause.__context__
+    text = str(err)
+    errno_text = re.search(r"\[Errno -?\d+\] ([^')\]]+)", text)
+    if errno_text:
+        return errno_text[1].lower()
+    return "timed out" if "timed out" in text.lower() else type(err).__name__

@@ -30,7 +30,7 @@ FIRST_LIST_WAIT_SECONDS = 10.0
 class NamespaceWatch:
     def __init__(self, client: RawClient) -> None:
         self._client = client
-        self._labels = NamespaceLabels(client.sibling())
+        self._labels = NamespaceLabels(client)
         self._started = threading.Event()
 
     def __call__(self, namespace: str) -> Mapping[str, str] | None:
@@ -44,6 +44,10 @@ class NamespaceWatch:
     def listed(self) -> bool:
         """For /readyz (asked only while watching): the first list is in."""
         return self._labels.synced.is_set()
+
+    def failing(self) -> bool:
+        """For /readyz (asked only while watching): the watch cannot stay open."""
+        return self._labels.failing
 
     def start(self) -> None:
         if not self._started.is_set():

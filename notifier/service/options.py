@@ -23,6 +23,8 @@ class RunOptions:
     stale_after_seconds: float
     wedged_after_seconds: float
     debug_decisions: bool
+    page: bool
+    page_writes: bool
     state_path: str
     config_map: tuple[str, str] | None
     silences: tuple[str, str] | None
@@ -87,7 +89,7 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         "--log-level",
         default=_env("LOG_LEVEL", "info"),
         choices=["debug", "info", "warning", "error"],
-        help="[KUBE_NOTIFIER_LOG_LEVEL]",
+        help="least severe log line written [KUBE_NOTIFIER_LOG_LEVEL]",
     )
     run.add_argument(
         "--log-format",
@@ -118,6 +120,20 @@ def add_run_command(subparsers: argparse._SubParsersAction[argparse.ArgumentPars
         action="store_true",
         default=_env("DEBUG_DECISIONS", "") == "true",
         help="serve /debug/decisions [KUBE_NOTIFIER_DEBUG_DECISIONS=true]",
+    )
+    run.add_argument(
+        "--page",
+        action=argparse.BooleanOptionalAction,
+        default=_env("PAGE", "true") == "true",
+        help="serve the on-call's page at /page/now (read-only; object names are on it) "
+        "[KUBE_NOTIFIER_PAGE=false turns it off]",
+    )
+    run.add_argument(
+        "--page-writes",
+        action="store_true",
+        default=_env("PAGE_WRITES", "") == "true",
+        help="let the page add and expire silences (needs --silences and the RBAC to update "
+        "that ConfigMap) and replay dead letters [KUBE_NOTIFIER_PAGE_WRITES=true]",
     )
     run.add_argument(
         "--state",
@@ -161,7 +177,7 @@ def _add_leader_flags(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "--lease-name",
         default=_env("LEASE_NAME", "kube-notifier"),
-        help="[KUBE_NOTIFIER_LEASE_NAME]",
+        help="name of the Lease the replicas share [KUBE_NOTIFIER_LEASE_NAME]",
     )
     run.add_argument(
         "--identity",
@@ -205,6 +221,8 @@ def options_from(args: argparse.Namespace) -> RunOptions:
         stale_after_seconds=args.stale_after,
         wedged_after_seconds=args.wedged_after,
         debug_decisions=args.debug_decisions,
+        page=args.page,
+        page_writes=args.page_writes,
         state_path=args.state,
         config_map=_namespaced(args.config_map)
         if isinstance(args.config_map, str)

@@ -23,17 +23,23 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
 from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
+from notifier.delivery.credentials import CredentialChecks
+from notifier.exits import Exit
+from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
+from notifier.objects import Kind
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import SilenceBook
@@ -45,22 +51,27 @@ from notifier.service.firing import DurableFirings
 from notifier.service.heap import keep_large_buffers_out_of_the_heap
 from notifier.service.held import DurableHolding
 from notifier.service.kube import KubeAccessError, check_access, cluster_access
+from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
+from notifier.service.page import PageSources, page_parts, rule_targets, told_before
 from notifier.service.reloading import FileReloader, report
 from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
-from notifier.service.stage import RoutingStage, Ticker
+from notifier.service.stage import RoutingStage, Ticker, both
 from notifier.service.timers import DurableTimers
+from notifier.service.watch_changes import WatchChanges
+from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
+from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
+from notifier.source.informer_set import InformerSet
 from notifier.source.reflector import ReflectorSettings
-from notifier.source.watching import WatchLoop
 from notifier.state import StateConfig, StateStore, StateUnavailableError
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
@@ -69,13 +80,14 @@ from notifier.workers.known import Known
 from notifier.workers.worker import Workers
 
 if TYPE_CHECKING:
+    from notifier.api.page.views import PageParts
     from notifier.api.server import HttpServer
 
 log = logging.getLogger("notifier.service")
 
-EXIT_CONFIG = 2
-EXIT_ACCESS = 3
-EXIT_STATE = 4
+EXIT_CONFIG = Exit.CONFIG
+EXIT_ACCESS = Exit.CLUSTER
+EXIT_STATE = Exit.STATE
 
 
 class _Signals:
@@ -98,35 +110,56 @@ def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
     try:
+        service = _started(opts)
+    except _StartError as refusal:
+        print(f"kube-notifier: {refusal}", file=sys.stderr)
+        return refusal.code
+    return service.serve()
+
+
+class _StartError(Exception):
+    """The service cannot start: one line for stderr and the exit code (docs/cli.md)."""
+
+    def __init__(self, code: Exit, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _started(opts: RunOptions) -> _Service:
+    """Each check in the order a user fixes things: the file, the port, the cluster, the state."""
+    try:
         holder = RulesHolder.from_file(opts.config)
     except ConfigError as err:
-        print(f"kube-notifier: invalid config:\n{err}", file=sys.stderr)
-        return EXIT_CONFIG
+        raise _StartError(EXIT_CONFIG, f"invalid config:\n{err}") from None
     except OSError as err:
-        print(f"kube-notifier: cannot read config {opts.config}: {err}", file=sys.stderr)
-        return EXIT_CONFIG
+        raise _StartError(EXIT_CONFIG, f"cannot read config {opts.config}: {err}") from None
     report(holder.last_result, str(opts.config))
+    problem = listen_problem(opts.listen_host, opts.listen_port)
+    if problem is not None:
+        raise _StartError(Exit.LISTEN, problem)
     watch = holder.current.config.watch
     try:
         raw = RawClient(cluster_access(opts.kubeconfig, opts.context))
         uses_labels = holder.current.config.uses_namespace_labels()
-        check_access(raw, watch.watched(), watch.namespaces, namespace_labels=uses_labels)
+        check_access(
+            raw,
+            watch.watched(),
+            watch.namespaces,
+            namespace_labels=uses_labels,
+            known=holder.current.kinds,
+        )
     except KubeAccessError as err:
-        print(f"kube-notifier: {err}", file=sys.stderr)
-        return EXIT_ACCESS
+        raise _StartError(EXIT_ACCESS, str(err)) from None
     try:
         state = _open_state(opts.state_path, holder.current.config.state)
     except StateUnavailableError as err:
-        print(f"kube-notifier: state database unusable: {err}", file=sys.stderr)
-        return EXIT_STATE
+        raise _StartError(EXIT_STATE, f"state database unusable: {err}") from None
     try:
-        service = _Service(opts, holder, raw, state)
+        return _Service(opts, holder, raw, state)
     except SinkBuildError as err:
         if state is not None:
             state.close()
-        print(f"kube-notifier: invalid config {opts.config}: {err}", file=sys.stderr)
-        return EXIT_CONFIG
-    return service.serve()
+        raise _StartError(EXIT_CONFIG, f"invalid config {opts.config}: {err}") from None
 
 
 def _open_state(flag: str, configured: StateConfig) -> StateStore | None:
@@ -144,18 +177,19 @@ class _Service:
         config = holder.current.config
         threads: ThreadStore = state.threads if state is not None else MemoryThreads()
         outbox = state.outbox if state is not None else None
-        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads)
+        alerts = state.alerts if state is not None else MemoryAlerts()
+        self.delivery = build_delivery(config.sinks, outbox=outbox, threads=threads, alerts=alerts)
+        self.credentials = CredentialChecks()
         self.gate = LeaderGate(
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
         self.namespaces = NamespaceWatch(raw)
         self.enricher = build_enricher(raw, config)
         self.delivery.enrich_with(self.enricher)
-        enrichment = enrichment_stager(self.enricher, raw)
-        holder.stage_with(sink_stager(self.delivery, threads), self.namespaces.stage, enrichment)
-        holding = DurableHolding(state.held) if state is not None else None
+        kinds = holder.current.kinds
+        holding = DurableHolding(state.held, kinds) if state is not None else None
         firings = DurableFirings(state.firing) if state is not None else None
-        timers = DurableTimers(state.timers) if state is not None else None
+        timers = DurableTimers(state.timers, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -166,17 +200,21 @@ class _Service:
             timers=timers,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
-        self.decisions = DecisionLog() if opts.debug_decisions else None
+        self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"
+        self.board = FiringBoard(rule_targets(holder))
+        if firings is not None:
+            self.board.seed(told_before(firings))
         self._build_pipeline(raw)
-        self.reloaders: list[FileReloader | WatchLoop] = [FileReloader(holder, opts.config)]
-        if opts.config_map is not None:
-            namespace, name = opts.config_map
-            self.reloaders.append(
-                ConfigMapReloader(raw.sibling(), holder, namespace, name, reporter=opts.identity)
-            )
-        if opts.silences is not None:
-            namespace, name = opts.silences
-            self.reloaders.append(SilenceWatch(raw.sibling(), self.silences, namespace, name))
+        watch_changes = WatchChanges(
+            raw, self.informers, self.known, self._informer, self.settling.settle_started
+        )
+        holder.stage_with(
+            sink_stager(self.delivery, threads, alerts),
+            self.namespaces.stage,
+            enrichment_stager(self.enricher, raw),
+            watch_changes.stage,
+        )
+        self._build_reloaders(raw)
         self.elector = self._build_elector(raw) if opts.leader_elect else None
         self._election_stop = threading.Event()
         self._election = threading.Thread(
@@ -188,9 +226,10 @@ class _Service:
         self.http: HttpServer | None = None  # built in serve(), once the informers list
 
     def _build_pipeline(self, raw: RawClient) -> None:
-        config, opts = self.holder.current.config, self.opts
+        config = self.holder.current.config
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
-        seen = DurableSeen(self.state.seen, config.watch.watched()) if self.state else None
+        kinds = self.holder.current.kinds
+        seen = DurableSeen(self.state.seen, config.watch.watched(), kinds) if self.state else None
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)
@@ -201,29 +240,54 @@ class _Service:
             stop=self.signals.stop,
             caught_up=self.engine.caught_up,
         )
-        settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
-        self.informers = [
-            Informer(
-                kind,
-                client=raw,
-                handler=self.intake,
-                namespaces=config.watch.namespaces,
-                settings=settings,
-                resync_seconds=config.watch.resync_seconds,
-                saved=self.known.saved(kind),
-                on_relisted=self.settling.relisted,
-            )
-            for kind in config.watch.watched()
-        ]
-        observe = self.decisions.record if self.decisions else _ignore
+        self.informers = InformerSet(
+            [
+                self._informer(kind, kinds, config.watch.namespaces)
+                for kind in config.watch.watched()
+            ]
+        )
+        observe = both(self.decisions.record, self.board.record)
         self.workers = Workers(
             queue=self.queue,
             intake=self.intake,
             known=self.known,
-            stores={i.kind: i.store for i in self.informers},
+            stores=self.informers.stores,
             sink=RoutingStage(self.engine, self.gate.submit, observe),
             count=config.watch.workers,
         )
+
+    def _informer(self, kind: Kind, kinds: Kinds, namespaces: Sequence[str]) -> Informer:
+        return Informer(
+            kind,
+            client=self.raw,
+            handler=self.intake,
+            namespaces=namespaces,
+            settings=ReflectorSettings(inactivity_timeout=self.opts.watchdog_seconds),
+            resync_seconds=self.holder.current.config.watch.resync_seconds,
+            saved=self.known.saved(kind),
+            on_relisted=self.settling.relisted,
+            kinds=kinds,
+        )
+
+    def _build_reloaders(self, raw: RawClient) -> None:
+        opts, holder = self.opts, self.holder
+        settings = ReflectorSettings(inactivity_timeout=opts.watchdog_seconds)
+        self.reloaders: list[FileReloader | ConfigMapReloader | SilenceWatch] = [
+            FileReloader(holder, opts.config)
+        ]
+        self.watched_config_maps: list[WatchedConfigMap] = []
+        if opts.config_map is not None:
+            namespace, name = opts.config_map
+            reloader = ConfigMapReloader(
+                raw, holder, namespace, name, reporter=opts.identity, settings=settings
+            )
+            self.reloaders.append(reloader)
+            self.watched_config_maps.append(reloader.watch)
+        if opts.silences is not None:
+            namespace, name = opts.silences
+            silences = SilenceWatch(raw, self.silences, namespace, name, settings=settings)
+            self.reloaders.append(silences)
+            self.watched_config_maps.append(silences.watch)
 
     def _build_elector(self, raw: RawClient) -> LeaderElector:
         opts = self.opts
@@ -252,26 +316,37 @@ class _Service:
             self.signals.stop.is_set,
             namespaces_watched=lambda: self.namespaces.watching,
             namespaces_listed=self.namespaces.listed,
+            namespaces_failing=self.namespaces.failing,
+            config_maps=self.watched_config_maps,
             state_alive=lambda: self.state is None or self.state.healthy,
+            credentials_refused=self.credentials.refused,
             ticker_alive=lambda: self.ticker.alive,
         )
         app = create_app(
             liveness=lambda: health.liveness(parts),
             readiness=lambda: health.readiness(parts),
-            decisions=self.decisions,
+            decisions=self.decisions if self.opts.debug_decisions else None,
+            page=self._page() if self.opts.page else None,
         )
         return HttpServer(app, host=self.opts.listen_host, port=self.opts.listen_port)
+
+    def _page(self) -> PageParts:
+        sources = PageSources(
+            self.board, self.decisions, self.silences, self.delivery, self.state,
+            self.holder, self.raw.sibling(), self.opts.silences,
+        )  # fmt: skip
+        return page_parts(sources, writes=self.opts.page_writes)
 
     def serve(self) -> int:
         self.signals.install()
         self.delivery.start()
+        self.credentials.run(self.delivery.sinks())
         self.ticker.restore()
         self.workers.start()
         self.ticker.start()
         if self.holder.current.config.uses_namespace_labels():
             self.namespaces.start()
-        for informer in self.informers:
-            informer.start()
+        self.informers.start()
         self.http = self._build_http()
         self.http.start()
         for reloader in self.reloaders:
@@ -281,7 +356,7 @@ class _Service:
         log.info("kube-notifier started; HTTP on %s:%d", self.opts.listen_host, self.http.port)
         after_sync = supervised("after-sync", self.settling.run)
         threading.Thread(
-            target=after_sync, args=(self.informers,), name="after-sync", daemon=True
+            target=after_sync, args=(list(self.informers),), name="after-sync", daemon=True
         ).start()
         self.signals.stop.wait()
         return self._shutdown()
@@ -296,8 +371,7 @@ class _Service:
         self.settling.wake()
         for reloader in self.reloaders:
             reloader.stop()
-        for informer in self.informers:
-            informer.stop()
+        self.informers.stop()
         self.namespaces.stop()
         drained = self.workers.stop(max(0.0, deadline - time.monotonic()))
         self.ticker.stop(release_all=True)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.source.trimming import trim
-from notifier.state.seen import SeenObjects, decode_object, encode_object
+from notifier.state.seen import SeenObjects, encode_object
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
 
@@ -18,9 +19,10 @@ log = logging.getLogger("notifier.service")
 
 
 class DurableSeen:
-    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind]) -> None:
+    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind], known: Kinds = KINDS) -> None:
         self._seen = seen
         self._kinds = kinds
+        self._known = known
 
     def load_seen(self) -> Iterator[tuple[WorkKey, KubeObject]]:
         """Saved objects, trimmed and shared as the cache's are (an object decoded alone
@@ -28,15 +30,21 @@ class DurableSeen:
         for kind in self._kinds:
             for key, record in self._seen.iter_seen(kind):
                 try:
-                    yield WorkKey(kind, key), trim(decode_object(record.encoded))
+                    yield WorkKey(kind, key), trim(self._known.decode_object(record.encoded))
                 except msgspec.DecodeError:
                     log.warning("unreadable saved state for %s/%s; treating it as new", kind, key)
 
     def has_baseline(self) -> bool:
         return self._seen.baseline_at() is not None
 
-    def mark_baseline(self) -> None:
-        self._seen.mark_baseline(time.time())
+    def mark_baseline(self, scopes: Iterable[str]) -> None:
+        self._seen.mark_baseline(time.time(), scopes)
+
+    def baselines(self) -> frozenset[str]:
+        return self._seen.baselines()
+
+    def forget_baseline(self, scope: str) -> None:
+        self._seen.forget_baseline(scope)
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         for key, obj in changes:

@@ -29,8 +29,9 @@ from notifier.kinds.sharing import freeze_heap
 from notifier.objects import Kind
 from notifier.service.heap import give_back_freed_memory
 from notifier.source.store import Store
+from notifier.supervision import supervised
 from notifier.workers.intake import Intake
-from notifier.workers.known import Known
+from notifier.workers.known import Known, scope_name
 
 log = logging.getLogger("notifier.service")
 
@@ -57,6 +58,12 @@ class Listing(Protocol):
 
     @property
     def synced(self) -> bool: ...
+
+    @property
+    def stopped(self) -> bool: ...
+
+    @property
+    def namespaces(self) -> list[str | None]: ...
 
 
 class Settling:
@@ -107,7 +114,8 @@ class Settling:
         freeze_heap()  # the cache is long-lived: keep the cyclic GC from rescanning it
         if not self._until(lambda: not self._intake.initial_list_waiting()):
             return False
-        self._known.mark_baseline()  # from now on, a start with this file is not a first one
+        # From now on, a start with this file is not a first one for these scopes.
+        self._known.mark_baseline(_scopes(informers))
         self._caught_up()  # what changed meanwhile is acted on: ``for:`` timers may fire
         log.info("initial list acted on: what changes while the service is stopped is caught up")
         log.info(
@@ -117,6 +125,22 @@ class Settling:
         self._commit(self._settings.writes_seconds)
         self._give_back_now("the initial list")
         return True
+
+    def settle_started(self, informers: Sequence[Listing]) -> None:
+        """Informers a reload started: once their first lists are acted on, baseline them."""
+        name = "after-sync-reload"
+        body = supervised(name, self._baseline_started)
+        threading.Thread(target=body, args=(informers,), name=name, daemon=True).start()
+
+    def _baseline_started(self, informers: Sequence[Listing]) -> None:
+        listed = self._until(
+            lambda: all(i.synced for i in informers) or any(i.stopped for i in informers)
+        )
+        if not listed or any(i.stopped for i in informers):
+            return  # stopping, or a later reload stopped one of them again
+        if self._until(lambda: not self._intake.initial_list_waiting()):
+            self._known.mark_baseline(_scopes(informers))
+            log.info("first list acted on: %s", ", ".join(i.kind.value for i in informers))
 
     def _next_relist(self) -> bool:
         """Wait (without polling) for a relist; False once stopping."""
@@ -142,3 +166,7 @@ class Settling:
         self.given_back += 1
         if self._give_back():
             log.debug("freed memory given back after %s", after)
+
+
+def _scopes(informers: Sequence[Listing]) -> list[str]:
+    return [scope_name(i.kind, namespace) for i in informers for namespace in i.namespaces]

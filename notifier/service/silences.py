@@ -17,19 +17,38 @@ import time
 import msgspec
 
 from notifier.rules.silences import SILENCES_DECODER, SILENCES_KEY, SilenceBook
-from notifier.service.watched_configmap import ConfigMapBody, WatchedConfigMap
 from notifier.source.client import RawClient
+from notifier.source.configmaps import ConfigMap, WatchedConfigMap
+from notifier.source.reflector import ReflectorSettings
+from notifier.source.watcher import DEFAULT_SETTINGS
 
 log = logging.getLogger("notifier.config")
 
 
-class SilenceWatch(WatchedConfigMap):
-    def __init__(self, client: RawClient, book: SilenceBook, namespace: str, name: str) -> None:
-        super().__init__(client, "silences", namespace, name)
+class SilenceWatch:
+    def __init__(
+        self,
+        client: RawClient,
+        book: SilenceBook,
+        namespace: str,
+        name: str,
+        *,
+        settings: ReflectorSettings = DEFAULT_SETTINGS,
+    ) -> None:
+        self.watch = WatchedConfigMap(
+            client, "silences", namespace, name, self.apply, settings=settings
+        )
+        self.name = self.watch.name
         self._book = book
         self._applied = ""
 
-    def apply(self, config_map: ConfigMapBody) -> None:
+    def start(self) -> None:
+        self.watch.start()
+
+    def stop(self) -> None:
+        self.watch.stop()
+
+    def apply(self, config_map: ConfigMap) -> None:
         text = config_map.data.get(SILENCES_KEY, "[]")
         digest = hashlib.sha256(text.encode()).hexdigest()
         if digest == self._applied:

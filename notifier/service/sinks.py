@@ -9,16 +9,21 @@ from notifier.config.loading import LoadedConfig
 from notifier.config.reloading import Staged, Stager
 from notifier.delivery import Delivery
 from notifier.delivery.building import plan_sinks
+from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.threads import ThreadStore
 
 
-def sink_stager(delivery: Delivery, threads: ThreadStore) -> Stager:
+def sink_stager(
+    delivery: Delivery, threads: ThreadStore, alerts: AlertStore | None = None
+) -> Stager:
     """Builds the reloaded config's new and changed sinks; a bad one rejects the reload."""
 
     def stage(previous: LoadedConfig, candidate: LoadedConfig) -> Staged:
         try:
-            changes, later = plan_sinks(previous.config.sinks, candidate.config.sinks, threads)
+            changes, later = plan_sinks(
+                previous.config.sinks, candidate.config.sinks, threads, alerts
+            )
         except SinkBuildError as err:
             issue = ConfigIssue(candidate.source, None, None, "sinks", str(err))
             raise ConfigError([issue]) from None

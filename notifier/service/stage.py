@@ -32,6 +32,14 @@ def _ignore(_transition: Transition, _decision: Decision) -> None:
     return None
 
 
+def both(first: Observer, second: Observer) -> Observer:
+    def observe(transition: Transition, decision: Decision) -> None:
+        first(transition, decision)
+        second(transition, decision)
+
+    return observe
+
+
 class RoutingStage:
     def __init__(self, engine: RulesEngine, submit: Submit, observe: Observer = _ignore) -> None:
         self._engine = engine

@@ -7,6 +7,7 @@ import logging
 
 import msgspec
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.timing import Timer
 from notifier.service.held import decode_transition, encode_transition
 from notifier.state.timers import TimerRow, TimerRows
@@ -15,15 +16,16 @@ log = logging.getLogger("notifier.service")
 
 
 class DurableTimers:
-    def __init__(self, rows: TimerRows) -> None:
+    def __init__(self, rows: TimerRows, kinds: Kinds = KINDS) -> None:
         self._rows = rows
+        self._kinds = kinds
 
     def all_timers(self) -> list[Timer]:
         found = []
         for row in self._rows.all_rows():
             try:
                 wanted = frozenset(str(name) for name in json.loads(row.wanted))
-                transition = decode_transition(row.encoded)
+                transition = decode_transition(row.encoded, self._kinds)
             except (ValueError, TypeError, msgspec.DecodeError) as err:
                 log.warning("a timer of rule %r is unreadable (%s): dropped", row.rule, err)
                 self._rows.delete(row.rule, row.step, row.kind, row.key)

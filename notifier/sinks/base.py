@@ -3,11 +3,17 @@
 A sink sends one notification and, when it cannot, raises ``SendError``
 saying whether trying again could help. Sinks never retry or sleep
 themselves: the delivery stage owns backoff, pacing and dead letters.
+
+Each receiver also owns its message: ``preview`` shows the body it would
+send (``rules test``), ``capabilities`` what it can do with a resolution,
+and a receiver with work of its own (Alertmanager re-sending what is still
+firing) is ``Background``: delivery starts it with the sink's runner.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
 from notifier.notifications import Notification
 
@@ -40,3 +46,47 @@ class Sink(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a receiver does with a firing and its resolution (docs/receivers.md's table)."""
+
+    resolve: bool = False  # tells the end of what it told, as the service it talks to means it
+    threads: bool = False  # a follow-up joins the first message's thread
+    update_in_place: bool = False  # the first message itself is changed to show the end
+
+
+@runtime_checkable
+class Receiver(Protocol):
+    """A sink that owns its message: it can show the body it would send."""
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    def preview(self, notification: Notification) -> str:
+        """The body ``send`` would send for ``notification``, as text; nothing is sent."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What a credentials check found: ``ok`` True or False, or None when it could not tell
+    (the receiver unreachable, or nothing to check without sending)."""
+
+    ok: bool | None
+    detail: str = ""
+
+
+@runtime_checkable
+class CredentialChecking(Protocol):
+    """A receiver that can check its credentials (and its target) without sending."""
+
+    def check_credentials(self) -> Verdict: ...
+
+
+@runtime_checkable
+class Background(Protocol):
+    """A sink with a thread of its own, started with its runner and ended by ``close``."""
+
+    def start(self) -> None: ...

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import ssl
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
+from notifier.sinks.alertmanager import build_alertmanager
+from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
+from notifier.sinks.alertmanager.open_alerts import AlertStore, MemoryAlerts
 from notifier.sinks.base import Sink
 from notifier.sinks.config import (
     ConsoleSinkConfig,
@@ -20,6 +24,15 @@ from notifier.sinks.config import (
     WebhookSinkConfig,
 )
 from notifier.sinks.console import ConsoleSink
+from notifier.sinks.discord import DiscordSinkConfig, build_discord
+from notifier.sinks.email import build_email
+from notifier.sinks.email.config import EmailSinkConfig
+from notifier.sinks.googlechat import GoogleChatSinkConfig, build_googlechat
+from notifier.sinks.mattermost import MattermostSinkConfig, build_mattermost
+from notifier.sinks.message_template import MessageTemplateSpec, SinkMessageTemplate
+from notifier.sinks.msteams import TeamsSinkConfig, build_msteams
+from notifier.sinks.opsgenie import OpsgenieSinkConfig, build_opsgenie
+from notifier.sinks.pagerduty import PagerDutySinkConfig, build_pagerduty
 from notifier.sinks.secrets import (
     SinkBuildError,
     files_read,
@@ -27,6 +40,7 @@ from notifier.sinks.secrets import (
     read_secret,
     require_secret,
 )
+from notifier.sinks.telegram import TelegramSinkConfig, build_telegram
 from notifier.sinks.threads import MemoryThreads, ThreadStore
 from notifier.sinks.webhook import WebhookSink
 from notifier.sinks.webhook.bodies import CloudEventsIdentity
@@ -51,12 +65,12 @@ def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> 
     return problems
 
 
-def build_sink(config: SinkConfig, *, threads: ThreadStore) -> Sink:
-    if isinstance(config, ConsoleSinkConfig):
-        return ConsoleSink(config.name, max_lines=config.max_lines)
-    if isinstance(config, WebhookSinkConfig):
-        return _webhook(config)
-    return _slack(config, threads)
+def build_sink(
+    config: SinkConfig, *, threads: ThreadStore, alerts: AlertStore | None = None
+) -> Sink:
+    """The sink ``config`` describes; ``threads`` keeps Slack, email and Telegram thread roots,
+    ``alerts`` what an Alertmanager sink still re-sends (in memory when not given)."""
+    return BUILDERS[type(config)](config, threads, alerts or MemoryAlerts())
 
 
 def _webhook(config: WebhookSinkConfig) -> WebhookSink:
@@ -82,7 +96,10 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         resolved_url=_resolved_url(config.name, config.resolved_url, url),
     )
     try:
-        return WebhookSink(config.name, target, pool_size=config.delivery.concurrency)
+        return WebhookSink(
+            config.name, target, pool_size=config.delivery.concurrency,
+            template=_own_template(config.name, config.template),
+        )  # fmt: skip
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
         raise SinkBuildError(
@@ -119,8 +136,13 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
         poster = IncomingWebhookPoster(url=url, timeout=config.timeout_seconds, proxy=config.proxy)
     scope = f"{config.name}@{config.channel or ''}"
     return SlackSink(
-        config.name, poster, threads=threads if config.threads else None, thread_scope=scope
-    )
+        config.name, poster, threads=threads if config.threads else None, thread_scope=scope,
+        template=_own_template(config.name, config.template),
+    )  # fmt: skip
+
+
+def _own_template(sink: str, spec: MessageTemplateSpec | None) -> SinkMessageTemplate | None:
+    return None if spec is None else SinkMessageTemplate(sink, spec)
 
 
 def _resolved_url(sink: str, resolved: str | None, url: str) -> str | None:
@@ -146,3 +168,21 @@ def _checked_url(sink: str, field: str, url: str) -> str:
         # The URL is a secret: say what is wrong, not what it is.
         raise SinkBuildError(f"sink {sink!r}: {field} must be an http(s) URL with a host")
     return url
+
+
+Builder = Callable[[Any, ThreadStore, AlertStore], Sink]
+# Every type of sinks.config.SinkConfig, with how it is built (a test checks none is missing).
+BUILDERS: dict[type[Any], Builder] = {
+    ConsoleSinkConfig: lambda config, _, __: ConsoleSink(config.name, max_lines=config.max_lines),
+    WebhookSinkConfig: lambda config, _, __: _webhook(config),
+    SlackSinkConfig: lambda config, threads, _: _slack(config, threads),
+    AlertmanagerSinkConfig: lambda config, _, alerts: build_alertmanager(config, alerts),
+    EmailSinkConfig: lambda config, threads, _: build_email(config, threads),
+    TelegramSinkConfig: lambda config, threads, _: build_telegram(config, threads),
+    PagerDutySinkConfig: lambda config, _, __: build_pagerduty(config),
+    OpsgenieSinkConfig: lambda config, _, __: build_opsgenie(config),
+    TeamsSinkConfig: lambda config, _, __: build_msteams(config),
+    DiscordSinkConfig: lambda config, _, __: build_discord(config),
+    GoogleChatSinkConfig: lambda config, _, __: build_googlechat(config),
+    MattermostSinkConfig: lambda config, _, __: build_mattermost(config),
+}

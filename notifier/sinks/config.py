@@ -16,96 +16,40 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, model_validator
 
-from notifier.notifications import ALL_FORMS, MessageForm
+from notifier.notifications import MessageForm
+from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
+from notifier.sinks.discord import DiscordSinkConfig
+from notifier.sinks.email.config import EmailSinkConfig
+from notifier.sinks.googlechat import GoogleChatSinkConfig
+from notifier.sinks.mattermost import MattermostSinkConfig
+from notifier.sinks.message_template import MessageTemplateSpec
+from notifier.sinks.msteams import TeamsSinkConfig
+from notifier.sinks.opsgenie import OpsgenieSinkConfig
+from notifier.sinks.pagerduty import PagerDutySinkConfig
+from notifier.sinks.settings import (
+    ConsoleDeliveryOptions,
+    DeliveryOptions,
+    HttpSettings,
+    SinkConfigBase,
+    SlackDeliveryOptions,
+    WebhookDeliveryOptions,
+    secret_pair,
+)
+from notifier.sinks.telegram import TelegramSinkConfig
 
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class DeliveryOptions(_Strict):
-    """How the delivery stage treats one sink's notifications."""
-
-    concurrency: int = Field(default=2, ge=1, le=32)
-    queue_size: int = Field(default=1000, ge=1, le=1_000_000)
-    max_attempts: int = Field(default=15, ge=1)
-    max_age_seconds: float = Field(default=3600.0, gt=0)
-    backoff_initial_seconds: float = Field(default=1.0, gt=0)
-    backoff_max_seconds: float = Field(default=120.0, gt=0)
-    max_retry_after_seconds: float = Field(default=600.0, gt=0)
-    min_interval_seconds: float = Field(default=0.0, ge=0)
-    # A send in flight longer than this is reported stuck (/readyz, a metric, a log line).
-    stuck_after_seconds: float = Field(default=60.0, gt=0)
-
-
-# Per-type defaults live in subclasses so that a partial ``delivery:`` block
-# in the config file keeps the type's other defaults.
-class ConsoleDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=1, ge=1, le=32)
+__all__ = ["DeliveryOptions", "HttpSettings", "SinkConfig"]
 
 
-class WebhookDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=4, ge=1, le=32)
-
-
-class SlackDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=1, ge=1, le=32)
-    # Slack accepts about one message per second per channel.
-    min_interval_seconds: float = Field(default=1.0, ge=0)
-
-
-def _secret_pair(value: SecretStr | None, file: str | None, field: str, *, required: bool) -> None:
-    if value is not None and file is not None:
-        raise ValueError(f"set either {field} or {field}_file, not both")
-    if required and value is None and file is None:
-        raise ValueError(f"{field} or {field}_file is required")
-
-
-class _SinkConfigBase(_Strict):
-    name: str = Field(min_length=1, pattern=r"^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$")
-    enabled: bool = True
-    # The message forms this sink sends (text is always rendered: it is every
-    # sink's fallback); a rule renders only what its sinks send.
-    forms: ClassVar[frozenset[MessageForm]] = ALL_FORMS
-
-    @property
-    def pacing_group(self) -> str:
-        """Sinks in the same group share one pace (and one Retry-After hold)."""
-        return self.name
-
-
-class ConsoleSinkConfig(_SinkConfigBase):
+class ConsoleSinkConfig(SinkConfigBase):
     forms: ClassVar[frozenset[MessageForm]] = frozenset({"text"})
     type: Literal["console"]
     max_lines: int = Field(default=3, ge=1, le=100)
     delivery: ConsoleDeliveryOptions = ConsoleDeliveryOptions()
 
 
-class HttpSettings(_Strict):
-    """How a sink reaches its receiver over HTTP: shared by every HTTP sink's config."""
-
-    # None: HTTPS_PROXY / HTTP_PROXY from the environment unless NO_PROXY names the
-    # host; "direct": no proxy whatever the environment says; else the proxy's URL.
-    proxy: str | None = None
-    tls_verify: bool = True
-    ca_file: str | None = None
-    client_cert_file: str | None = None  # mTLS: the certificate (PEM) we present
-    client_key_file: str | None = None  # its key, when not in the certificate file
-    connect_timeout_seconds: float = Field(default=3.0, gt=0)
-    read_timeout_seconds: float = Field(default=10.0, gt=0)
-    # One bound on a whole send (connect, write, read), whatever the receiver trickles.
-    deadline_seconds: float = Field(default=30.0, gt=0)
-
-    @model_validator(mode="after")
-    def _key_needs_a_certificate(self) -> Self:
-        if self.client_key_file is not None and self.client_cert_file is None:
-            raise ValueError("client_key_file needs client_cert_file")
-        return self
-
-
-class WebhookSinkConfig(_SinkConfigBase, HttpSettings):
+class WebhookSinkConfig(SinkConfigBase, HttpSettings):
     forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "payload"})
     type: Literal["webhook"]
     url: SecretStr | None = None
@@ -119,16 +63,21 @@ class WebhookSinkConfig(_SinkConfigBase, HttpSettings):
     headers: dict[str, str] = {}
     hmac_secret: SecretStr | None = None
     hmac_secret_file: str | None = None
+    # The sink's own message from the facts (parts left out are the rule's): message_template.py
+    template: MessageTemplateSpec | None = None
     delivery: WebhookDeliveryOptions = WebhookDeliveryOptions()
+
+    def message_forms(self) -> frozenset[MessageForm]:
+        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @model_validator(mode="after")
     def _one_source_per_secret(self) -> Self:
-        _secret_pair(self.url, self.url_file, "url", required=True)
-        _secret_pair(self.hmac_secret, self.hmac_secret_file, "hmac_secret", required=False)
+        secret_pair(self.url, self.url_file, "url", required=True)
+        secret_pair(self.hmac_secret, self.hmac_secret_file, "hmac_secret", required=False)
         return self
 
 
-class SlackSinkConfig(_SinkConfigBase):
+class SlackSinkConfig(SinkConfigBase):
     """Either a bot ``token`` plus ``channel`` (chat.postMessage, threads possible)
     or an incoming ``webhook_url`` (its channel is fixed by Slack, no threads)."""
 
@@ -143,7 +92,11 @@ class SlackSinkConfig(_SinkConfigBase):
     timeout_seconds: float = Field(default=10.0, gt=0)
     proxy: str | None = None  # as a webhook's: None from the environment, "direct" for none
     threads: bool = True
+    template: MessageTemplateSpec | None = None  # as a webhook's: message_template.py
     delivery: SlackDeliveryOptions = SlackDeliveryOptions()
+
+    def message_forms(self) -> frozenset[MessageForm]:
+        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @property
     def uses_bot_token(self) -> bool:
@@ -155,8 +108,8 @@ class SlackSinkConfig(_SinkConfigBase):
 
     @model_validator(mode="after")
     def _one_way_to_post(self) -> Self:
-        _secret_pair(self.token, self.token_file, "token", required=False)
-        _secret_pair(self.webhook_url, self.webhook_url_file, "webhook_url", required=False)
+        secret_pair(self.token, self.token_file, "token", required=False)
+        secret_pair(self.webhook_url, self.webhook_url_file, "webhook_url", required=False)
         has_webhook = self.webhook_url is not None or self.webhook_url_file is not None
         if self.uses_bot_token == has_webhook:
             raise ValueError("set exactly one of token (with channel) or webhook_url")
@@ -166,5 +119,17 @@ class SlackSinkConfig(_SinkConfigBase):
 
 
 SinkConfig = Annotated[
-    ConsoleSinkConfig | WebhookSinkConfig | SlackSinkConfig, Field(discriminator="type")
+    ConsoleSinkConfig
+    | WebhookSinkConfig
+    | SlackSinkConfig
+    | AlertmanagerSinkConfig
+    | EmailSinkConfig
+    | PagerDutySinkConfig
+    | OpsgenieSinkConfig
+    | TeamsSinkConfig
+    | DiscordSinkConfig
+    | GoogleChatSinkConfig
+    | MattermostSinkConfig
+    | TelegramSinkConfig,
+    Field(discriminator="type"),
 ]

@@ -13,7 +13,7 @@ import threading
 from typing import TextIO
 
 from notifier.notifications import Notification
-from notifier.sinks.base import SendError
+from notifier.sinks.base import Capabilities, SendError
 from notifier.text import without_controls
 
 
@@ -31,6 +31,15 @@ class ConsoleSink:
     @property
     def integration(self) -> str:
         return "console"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(resolve=True)  # a resolution is a line like any other
+
+    def preview(self, notification: Notification) -> str:
+        return "".join(
+            f"[{self._name}] {line}\n" for line in self._lines(notification.message.text)
+        )
 
     def send(self, notification: Notification) -> None:
         lines = self._lines(notification.message.text)

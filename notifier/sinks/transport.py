@@ -26,6 +26,7 @@ import base64
 import re
 import socket
 import ssl
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
@@ -38,6 +39,19 @@ from notifier.sinks import deadlines
 from notifier.sinks.proxies import proxy_auth, proxy_for
 
 MAX_BODY_BYTES = 64 * 1024  # of a receiver's answer: we only need its status and Retry-After
+
+
+_last = threading.local()  # the last answer this thread was given, for `sinks test` to show
+
+
+def last_reply() -> Reply | None:
+    """The last answer a send on this thread got (``kube-notifier sinks test`` prints it)."""
+    reply: Reply | None = getattr(_last, "reply", None)
+    return reply
+
+
+def clear_last_reply() -> None:
+    _last.reply = None
 
 
 class BadUrlError(ValueError):
@@ -175,6 +189,7 @@ class Transport:
                 raise
         if send.expired:  # a socket shut mid-headers can read as a short, complete answer
             raise DeadlineExceededError(f"no answer within {self._deadline:g}s")
+        _last.reply = reply
         return reply
 
     def _same_origin(self, url: str) -> str:

@@ -19,7 +19,7 @@ import urllib3
 from kubernetes.client.exceptions import ApiException
 
 from notifier.source.credentials import ClusterAccess
-from notifier.source.resources import STATUS_DECODER
+from notifier.source.listwatch import STATUS_DECODER
 
 CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
@@ -61,6 +61,11 @@ class RawClient:
         self._access = access
         self._lock = threading.Lock()
         self._open: set[urllib3.BaseHTTPResponse] = set()
+
+    @property
+    def server(self) -> str:
+        """The API server's URL, for messages."""
+        return self._access.server
 
     def sibling(self) -> RawClient:
         """Another client on the same connection pool, tracking its own open streams."""

@@ -1,4 +1,4 @@
-"""An informer: one kind, one cache, one reflector thread per watched namespace (or one).
+"""An informer: one kind, one cache, one watcher (reflector thread) per watched namespace (or one).
 
 ``synced`` is true only once every reflector's initial list was handed on.
 An optional periodic resync replays the cache downstream (no API call),
@@ -7,28 +7,22 @@ marked ``Origin.RESYNC`` so nobody notifies on it.
 
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
 
-from notifier.objects import Kind
+from notifier.kinds.registry import KINDS, Kinds
+from notifier.objects import Kind, KubeObject
 from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
-from notifier.source.reflector import (
-    Reflector,
-    ReflectorSettings,
-    SavedLookup,
-    nothing_saved,
-    nothing_to_do,
-)
+from notifier.source.informer_store import InformerStore, SavedLookup, nothing_saved, nothing_to_do
+from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.source.resources import Resource, resource_for
 from notifier.source.store import Store
+from notifier.source.watcher import DEFAULT_SETTINGS, Watcher
 from notifier.supervision import supervised
 from notifier.transitions.model import Origin
-
-DEFAULT_SETTINGS = ReflectorSettings()
 
 
 class Informer:
@@ -44,70 +38,81 @@ class Informer:
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
         on_relisted: Callable[[], None] = nothing_to_do,
+        kinds: Kinds = KINDS,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
-        # A client of its own, so stopping this informer closes only its own streams.
-        self._client = client.sibling()
         self._handler = handler
         self._clock = clock
         self._resync_seconds = resync_seconds
         self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
-        self.reflectors = [
-            Reflector(
-                resource=resource_for(kind),
-                namespace=namespace,
-                client=self._client,
-                store=self.store,
-                handler=handler,
+        self._resync_thread: threading.Thread | None = None
+        resource = resource_for(kind, kinds)
+        self.namespaces: list[str | None] = scopes(resource, namespaces)  # None: all of them
+        self.watchers = [
+            Watcher(
+                f"informer-{kind.value}-{namespace or 'all'}",
+                resource.list_watch(namespace),
+                InformerStore(
+                    kind,
+                    self.store,
+                    handler,
+                    namespace=namespace,
+                    saved=saved,
+                    on_relisted=on_relisted,
+                ),
+                client,
                 settings=settings,
                 clock=clock,
-                saved=saved,
-                on_relisted=on_relisted,
+                family="informer",
             )
-            for namespace in scopes(resource_for(kind), namespaces)
+            for namespace in self.namespaces
         ]
         metrics.CACHED_OBJECTS.labels(kind.value).set_function(lambda: len(self.store))
         metrics.ACTIVITY_AGE.labels(kind.value).set_function(self.seconds_since_activity)
         metrics.SYNCED.labels(kind.value).set(0)
 
-    def start(self) -> None:
-        for reflector in self.reflectors:
-            name = f"informer-{self.kind.value}-{reflector.namespace or 'all'}"
-            self._spawn(name, functools.partial(reflector.run, self._stop), family="informer")
-        if self._resync_seconds > 0:
-            self._spawn(f"resync-{self.kind.value}", self._resync_loop, family="resync")
+    @property
+    def reflectors(self) -> list[Reflector[KubeObject]]:
+        return [watcher.reflector for watcher in self.watchers]
 
-    def _spawn(self, name: str, target: Callable[[], None], *, family: str) -> None:
-        thread = threading.Thread(
-            target=supervised(name, target, family=family), name=name, daemon=True
-        )
-        thread.start()
-        self._threads.append(thread)
+    def start(self) -> None:
+        for watcher in self.watchers:
+            watcher.start()
+        if self._resync_seconds > 0:
+            name = f"resync-{self.kind.value}"
+            body = supervised(name, self._resync_loop, family="resync")
+            self._resync_thread = threading.Thread(target=body, name=name, daemon=True)
+            self._resync_thread.start()
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
-        self._client.close_streams()  # a watch blocked on a quiet stream would hold us up
-        for thread in self._threads:
-            thread.join(timeout)
+        for watcher in self.watchers:
+            watcher.stop(timeout)
+        if self._resync_thread is not None:
+            self._resync_thread.join(timeout)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
 
     @property
     def synced(self) -> bool:
-        return all(r.synced.is_set() for r in self.reflectors)
+        return all(watcher.synced.is_set() for watcher in self.watchers)
 
     def wait_synced(self, timeout: float) -> bool:
         deadline = self._clock() + timeout
-        return all(r.synced.wait(max(0.0, deadline - self._clock())) for r in self.reflectors)
+        return all(w.synced.wait(max(0.0, deadline - self._clock())) for w in self.watchers)
 
     @property
     def alive(self) -> bool:
         """Every thread that should run is running (for /healthz)."""
-        return bool(self._threads) and all(t.is_alive() for t in self._threads)
+        resync = self._resync_thread
+        return all(w.alive for w in self.watchers) and (resync is None or resync.is_alive())
 
     def watch_failing(self) -> bool:
         """Some watch of this kind cannot stay open (it keeps failing, or 410s, or closes)."""
-        return any(r.failing for r in self.reflectors)
+        return any(watcher.failing for watcher in self.watchers)
 
     def seconds_since_activity(self) -> float:
         """Age of the stalest watch: the readiness check for watch freshness."""

@@ -1,4 +1,4 @@
-"""Namespace labels for rules' ``namespace_selector``, kept current by a list + watch.
+"""Namespace labels for rules' ``namespace_selector``, kept current by a watcher.
 
 Started only when some rule uses a namespace selector, so the RBAC to read
 namespaces is needed only then. Holds just name -> labels.
@@ -6,80 +6,61 @@ namespaces is needed only then. Holds just name -> labels.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Mapping
 
-import msgspec
-
-from notifier.source.client import ApiError, RawClient
-from notifier.source.watching import WatchLoop
-
-log = logging.getLogger("notifier.source")
+from notifier.objects import KubeObject
+from notifier.source.client import RawClient
+from notifier.source.listwatch import Decoders, ListWatch
+from notifier.source.reflector import ReflectorSettings
+from notifier.source.watcher import DEFAULT_SETTINGS, Watcher
 
 PATH = "/api/v1/namespaces"
-GONE = 410
 
 
-class _Meta(msgspec.Struct, rename="camel"):
-    name: str = ""
-    resource_version: str = ""
-    labels: dict[str, str] = {}
+class Namespace(KubeObject, frozen=True, tag="Namespace"):
+    """A namespace as the rules see it: its name and labels (in ``metadata``)."""
 
 
-class _Namespace(msgspec.Struct):
-    metadata: _Meta = msgspec.field(default_factory=_Meta)
+NAMESPACES: ListWatch[Namespace] = ListWatch("Namespace", PATH, Decoders.of(Namespace))
 
 
-class _ListMeta(msgspec.Struct, rename="camel"):
-    resource_version: str = ""
+class NamespaceLabels:
+    """The reflector's store: name -> labels, swapped whole on a list."""
 
-
-class _List(msgspec.Struct):
-    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
-    items: list[_Namespace] = []
-
-
-class _Event(msgspec.Struct):
-    type: str
-    object: _Namespace
-
-
-_LIST = msgspec.json.Decoder(_List)
-_EVENT = msgspec.json.Decoder(_Event)
-
-
-class NamespaceLabels(WatchLoop):
-    def __init__(self, client: RawClient, *, inactivity_timeout: float = 90.0) -> None:
-        super().__init__(client, "namespaces")
+    def __init__(
+        self, client: RawClient, *, settings: ReflectorSettings = DEFAULT_SETTINGS
+    ) -> None:
         self._labels: dict[str, dict[str, str]] = {}
-        self._inactivity_timeout = inactivity_timeout
-        self.synced = threading.Event()
+        self._watcher = Watcher("namespaces", NAMESPACES, self, client, settings=settings)
 
     def __call__(self, namespace: str) -> Mapping[str, str] | None:
         """The labels of ``namespace``, or None when it is unknown (the rules' lookup)."""
         return self._labels.get(namespace)
 
-    def read(self) -> str:
-        body = _LIST.decode(self._client.get(PATH, {}))
-        self._labels = {ns.metadata.name: ns.metadata.labels for ns in body.items}
-        self.synced.set()
-        return body.metadata.resource_version
+    @property
+    def synced(self) -> threading.Event:
+        return self._watcher.synced
 
-    def follow(self, version: str) -> None:
-        query = {"watch": "true", "resourceVersion": version, "allowWatchBookmarks": "true"}
-        try:
-            for line in self._client.stream_lines(PATH, query, self._inactivity_timeout):
-                self._apply(_EVENT.decode(line))
-        except msgspec.ValidationError:
-            return  # an ERROR event (410 Gone and the like): list afresh
-        except ApiError as err:
-            if err.status != GONE:
-                raise
+    @property
+    def failing(self) -> bool:
+        return self._watcher.failing
 
-    def _apply(self, event: _Event) -> None:
-        meta = event.object.metadata
-        if event.type == "DELETED":
-            self._labels.pop(meta.name, None)
-        elif event.type in ("ADDED", "MODIFIED"):
-            self._labels[meta.name] = meta.labels
+    def start(self) -> None:
+        self._watcher.start()
+
+    def stop(self) -> None:
+        self._watcher.stop()
+
+    # -- what the reflector calls ----------------------------------------
+    def admit(self, obj: Namespace) -> Namespace:
+        return obj
+
+    def replace(self, items: list[Namespace], *, first: bool) -> None:
+        self._labels = {ns.metadata.name: ns.metadata.labels for ns in items}
+
+    def upsert(self, obj: Namespace) -> None:
+        self._labels[obj.metadata.name] = obj.metadata.labels
+
+    def delete(self, obj: Namespace) -> None:
+        self._labels.pop(obj.metadata.name, None)

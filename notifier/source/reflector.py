@@ -1,6 +1,10 @@
 """List, then watch from the list's resourceVersion; relist only on 410 GoneError.
 
-Behaves as client-go's reflector: paginated list (``limit=500``), a watch
+One reflector serves every watch: what it lists and watches is a
+``ListWatch`` (a kind's collection, one ConfigMap by name, the namespaces),
+and what it keeps in step is a ``ReflectorStore`` (a kind's cache and its
+deltas, the rules, the silences, the namespaces' labels). It behaves as
+client-go's reflector: paginated list (``limit=500``), a watch
 with bookmarks and a random server-side timeout, a normal close re-watches
 from the last resourceVersion, 410 relists and diffs against the cache,
 other failures back off and retry the watch from the same resourceVersion.
@@ -17,19 +21,16 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
 
 import urllib3.exceptions
 from prometheus_client import Counter
 
-from notifier.objects import KubeObject, ObjectKey, key_of
+from notifier.objects import KubeObject
 from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
-from notifier.source.deltas import Delta, DeltaHandler, DeltaType
-from notifier.source.resources import Bookmark, Resource, Status, WatchEvent, decode_event
-from notifier.source.store import Store
-from notifier.source.trimming import trim
-from notifier.transitions.model import Origin
+from notifier.source.listwatch import Bookmark, ListWatch, Status, WatchEvent
 
 log = logging.getLogger("notifier.source")
 
@@ -67,43 +68,48 @@ class ReflectorSettings:
     backoff_reset_after: float = 120.0
 
 
-# The object a saved state holds for a key (a restart's ``Known``), if any.
-SavedLookup = Callable[[ObjectKey], "KubeObject | None"]
+T = TypeVar("T", bound=KubeObject)
 
 
-def nothing_saved(_key: ObjectKey) -> KubeObject | None:
-    """No saved state: a first start, or no state file."""
-    return None
+class ReflectorStore(Protocol[T]):
+    """What a reflector keeps in step with the server (client-go's Store, as a reflector sees it).
+
+    Called from the reflector's thread only, in the order the server said things.
+    """
+
+    def admit(self, obj: T) -> T:
+        """A listed object as it will be kept (called per item, page by page)."""
+        ...
+
+    def replace(self, items: list[T], *, first: bool) -> None:
+        """A whole list: the first one, or a relist after 410."""
+        ...
+
+    def upsert(self, obj: T) -> None:
+        """An ADDED or MODIFIED watch event."""
+        ...
+
+    def delete(self, obj: T) -> None:
+        """A DELETED watch event."""
+        ...
 
 
-def nothing_to_do() -> None:
-    """No one to tell that a relist was handed on."""
-
-
-class Reflector:
+class Reflector(Generic[T]):
     def __init__(
         self,
         *,
-        resource: Resource,
-        namespace: str | None,
+        list_watch: ListWatch[T],
+        store: ReflectorStore[T],
         client: RawClient,
-        store: Store,
-        handler: DeltaHandler,
         settings: ReflectorSettings | None = None,
         clock: Callable[[], float] = time.monotonic,
-        saved: SavedLookup = nothing_saved,
-        on_relisted: Callable[[], None] = nothing_to_do,
     ) -> None:
-        self.resource = resource
-        self._saved = saved
-        self._on_relisted = on_relisted
-        self.namespace = namespace
+        self.list_watch = list_watch
         self._client = client
         self._store = store
-        self._handler = handler
         self._settings = settings or ReflectorSettings()
         self._clock = clock
-        self._kind = resource.kind.value
+        self._kind = list_watch.name
         self._backoff = Backoff(
             initial=self._settings.backoff_initial,
             cap=self._settings.backoff_cap,
@@ -116,6 +122,7 @@ class Reflector:
         self.last_activity = clock()
         self.failures_in_a_row = 0  # reset by a watch that delivers or stays open
         self._listed_at = float("-inf")
+        self._watch_opened_at: float | None = None  # while a watch is open
 
     # -- the loop ---------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -147,7 +154,15 @@ class Reflector:
 
     @property
     def failing(self) -> bool:
-        """The watch keeps failing (errors, 410 right after each list, closes at once)."""
+        """The watch keeps failing (errors, 410 right after each list, closes at once).
+
+        A watch open longer than ``QUICK_SECONDS`` holds: a quiet one (a custom
+        resource whose CRD just came, with no objects yet) says so at once, not
+        when it first delivers or its inactivity timeout reopens it.
+        """
+        opened = self._watch_opened_at
+        if opened is not None and self._clock() - opened >= QUICK_SECONDS:
+            return False
         return self.failures_in_a_row >= FAILING_AFTER
 
     def _before_relist(self, stop: threading.Event) -> None:
@@ -181,72 +196,49 @@ class Reflector:
         stop.wait(delay)
 
     # -- list -------------------------------------------------------------
-    def _list(self) -> tuple[list[KubeObject], str]:
-        path = self.resource.path(self.namespace)
-        items: list[KubeObject] = []
+    def _list(self) -> tuple[list[T], str]:
+        path, decoder = self.list_watch.path, self.list_watch.decoders.list
+        items: list[T] = []
         token, limit = "", self._settings.page_size
         while True:
-            query = {"limit": str(limit)} if limit else {}
+            query = self.list_watch.query(**({"limit": str(limit)} if limit else {}))
             if token:
                 query["continue"] = token
             try:
-                page = self.resource.list_decoder.decode(self._client.get(path, query))
+                page = decoder.decode(self._client.get(path, query))
             except ApiError as err:
                 if err.status != GONE or not token:
                     raise
                 # The continue token expired mid-list: start over in one piece.
                 items, token, limit = [], "", 0
                 continue
-            items.extend(self._cached_or_trimmed(obj) for obj in page.items)
+            items.extend(map(self._store.admit, page.items))
             token = page.metadata.continue_
             if not token:
                 metrics.LISTS.labels(self._kind).inc()
                 return items, page.metadata.resource_version
 
-    def _cached_or_trimmed(self, obj: KubeObject) -> KubeObject:
-        """The object already held when the listed one is the same: a relist after 410
-        then holds the cache plus what changed and one page, not the cache twice (the
-        peak the allocator keeps after it), and skips trimming what it already has.
-
-        A restart's first list finds the cache empty but the saved state (``saved``)
-        loaded: an unchanged object keeps its saved instance, so the two copies are
-        not both held until the workers have compared them. Saved objects are compared
-        whole, not by version: one written by an older release may lack a field."""
-        key = key_of(obj)
-        cached = self._store.get(key)
-        if cached is not None and _same_version(cached, obj):
-            return cached
-        trimmed = trim(obj)
-        saved = self._saved(key) if cached is None else None
-        return saved if saved is not None and saved == trimmed else trimmed
-
     def _list_and_hand_on(self) -> None:
         items, version = self._list()
-        # The first list finds its part of the cache empty: every object is an add.
-        first = not self.synced.is_set()
-        origin = Origin.INITIAL_LIST if first else Origin.RELIST
-        self._handler.handle(self._store.replace(items, self.namespace, origin))
+        self._store.replace(items, first=not self.synced.is_set())
         self.resource_version = version
         self.last_activity = self._listed_at = self._clock()
         self.synced.set()
         metrics.SYNCED.labels(self._kind).set(1)
-        if not first:
-            self._on_relisted()  # its pages are freed: memory to give back once acted on
 
     # -- watch ------------------------------------------------------------
     def _watch(self, stop: threading.Event) -> None:
         low, high = self._settings.watch_timeout_range
-        query = {
-            "watch": "true",
-            "resourceVersion": self.resource_version,
-            "allowWatchBookmarks": "true",
-            "timeoutSeconds": str(random.randint(low, high)),
-        }
-        path = self.resource.path(self.namespace)
+        query = self.list_watch.query(
+            watch="true",
+            resourceVersion=self.resource_version,
+            allowWatchBookmarks="true",
+            timeoutSeconds=str(random.randint(low, high)),
+        )
         opened, lines_seen = self._clock(), 0
         try:
             lines = self._client.stream_lines(
-                path, query, self._settings.inactivity_timeout, on_open=self._touch
+                self.list_watch.path, query, self._settings.inactivity_timeout, on_open=self._opened
             )
             for line in lines:
                 self._touch()
@@ -259,6 +251,8 @@ class Reflector:
             if err.status == GONE:
                 raise GoneError from err
             raise
+        finally:
+            self._watch_opened_at = None
         if not lines_seen and self._clock() - opened < QUICK_SECONDS and not stop.is_set():
             raise ShortWatchError("the watch closed at once with nothing in it")
         self.failures_in_a_row = 0  # it stayed open a while: a watch like any other
@@ -273,13 +267,16 @@ class Reflector:
             )
         counter.inc()
 
+    def _opened(self) -> None:
+        self._watch_opened_at = self.last_activity = self._clock()
+
     def _touch(self) -> None:
-        """The watch is alive: it just opened, or an event or bookmark arrived."""
+        """The watch is alive: an event or bookmark arrived."""
         self.last_activity = self._clock()
 
-    def _decode(self, line: bytes) -> WatchEvent[KubeObject] | None:
+    def _decode(self, line: bytes) -> WatchEvent[T] | None:
         """The object event, or None for a bookmark (whose resourceVersion is taken here)."""
-        event = decode_event(self.resource, line)
+        event = self.list_watch.decoders.decode_event(line)
         if isinstance(event, Bookmark):
             self._count_event("BOOKMARK")
             self.resource_version = event.resource_version or self.resource_version
@@ -291,35 +288,13 @@ class Reflector:
             raise ApiError(event.code, event.reason, event.message, None)
         return event
 
-    def _apply(self, event: WatchEvent[KubeObject] | None) -> None:
+    def _apply(self, event: WatchEvent[T] | None) -> None:
         if event is None:
             return
-        kind, obj = self.resource.kind, trim(event.object)
+        obj = event.object
         self._count_event(event.type)
         if event.type == "DELETED":
-            self._store.delete(key_of(obj))
-            self._handler.handle([Delta(kind, key_of(obj), DeltaType.DELETED, obj, Origin.LIVE)])
+            self._store.delete(obj)
         elif event.type in ("ADDED", "MODIFIED"):
-            self._hand_on_upsert(obj)
+            self._store.upsert(obj)
         self.resource_version = obj.metadata.resource_version or self.resource_version
-
-    def _hand_on_upsert(self, obj: KubeObject) -> None:
-        kind, key = self.resource.kind, key_of(obj)
-        old = self._store.upsert(obj)
-        if old is None:
-            deltas = [Delta(kind, key, DeltaType.ADDED, obj, Origin.LIVE)]
-        elif old.metadata.uid != obj.metadata.uid:
-            deltas = [
-                Delta(kind, key, DeltaType.DELETED, old, Origin.LIVE, True),
-                Delta(kind, key, DeltaType.ADDED, obj, Origin.LIVE),
-            ]
-        else:
-            deltas = [Delta(kind, key, DeltaType.UPDATED, obj, Origin.LIVE)]
-        self._handler.handle(deltas)
-
-
-def _same_version(was: KubeObject, now: KubeObject) -> bool:
-    return (
-        was.metadata.resource_version == now.metadata.resource_version
-        and was.metadata.uid == now.metadata.uid
-    )

@@ -7,7 +7,9 @@ rather than guessed at.
 - ``outbox``: notifications written before they are sent; a row is deleted
   when its notification is delivered or dead-lettered. ``seq`` orders them.
 - ``dead_letters``: notifications given up on, with why; pruned by age.
-- ``slack_threads``: the ``ts`` of each thread's first message; pruned by age.
+- ``slack_threads``: the ``ts`` of each thread's first message (Slack; an email thread's
+  ``Message-ID``); pruned by age.
+- ``open_alerts``: what an Alertmanager sink still re-sends, until its resolution.
 - ``seen``: the last object state the worker acted on, per kind and key.
 - ``held``: transitions a rule's group holds for its next digest, until the
   digest is in the outbox (version 3).
@@ -80,6 +82,14 @@ CREATE TABLE IF NOT EXISTS held (
     rule TEXT NOT NULL,
     transition BLOB NOT NULL,
     held_at REAL NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS open_alerts (
+    scope TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    alert BLOB NOT NULL,
+    stored_at REAL NOT NULL,
+    PRIMARY KEY (scope, fingerprint)
 );
 
 CREATE TABLE IF NOT EXISTS firing (

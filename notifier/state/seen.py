@@ -9,13 +9,18 @@ when the worker forgets it (the object was deleted).
 
 ``baseline_at`` tells a first start from a later one: it is set once a start
 has acted on its whole initial list. Until then the records are incomplete,
-and an object listed with no record is the world as it was, not news.
+and an object listed with no record is the world as it was, not news. The
+same holds per watch scope (a kind in one namespace, or in all): a
+``baseline:<Kind>/<namespace or *>`` row says that scope's first list was
+acted on, so a kind or namespace added later (by a reload, or to the config
+between two starts) starts quiet too. A file written before those rows has
+only ``baseline_at``: every scope watched then counts as acted on.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import partial
 from typing import NamedTuple
 
@@ -28,6 +33,7 @@ from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter, WriteOp
 
 BATCH = 1000
+SCOPE_PREFIX = "baseline:"
 
 
 class SeenRecord(NamedTuple):
@@ -72,9 +78,23 @@ class SeenObjects:
         rows = self._reader.rows("SELECT value FROM meta WHERE name = 'baseline_at'")
         return float(rows[0][0]) if rows else None
 
-    def mark_baseline(self, now: float) -> None:
-        """Every object listed so far has a record (queued behind their writes)."""
+    def mark_baseline(self, now: float, scopes: Iterable[str] = ()) -> None:
+        """Every object listed so far (in ``scopes``) has a record (queued behind their writes)."""
         self._writer.submit(partial(_set_meta, ("baseline_at", repr(now))))
+        for scope in scopes:
+            self._writer.submit(partial(_set_meta, (f"{SCOPE_PREFIX}{scope}", repr(now))))
+
+    def baselines(self) -> frozenset[str]:
+        """The watch scopes whose first list was acted on (``Pod/*``, ``Job/shop``)."""
+        rows = self._reader.rows(
+            "SELECT name FROM meta WHERE substr(name, 1, ?) = ?",
+            (len(SCOPE_PREFIX), SCOPE_PREFIX),
+        )
+        return frozenset(str(name)[len(SCOPE_PREFIX) :] for (name,) in rows)
+
+    def forget_baseline(self, scope: str) -> None:
+        """The scope is no longer watched: if it is again, its first list is quiet."""
+        self._writer.submit(partial(_delete_meta, f"{SCOPE_PREFIX}{scope}"))
 
     def forget_seen(self, kind: Kind, key: ObjectKey) -> None:
         self._write((kind.value, key), None, partial(_delete, (kind.value, key)))
@@ -128,6 +148,10 @@ def _upsert(row: tuple[str, str, str, str, bytes], conn: sqlite3.Connection) -> 
 
 def _set_meta(row: tuple[str, str], conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR IGNORE INTO meta (name, value) VALUES (?, ?)", row)
+
+
+def _delete_meta(name: str, conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM meta WHERE name = ?", (name,))
 
 
 def _delete(key: tuple[str, str], conn: sqlite3.Connection) -> None:

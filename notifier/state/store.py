@@ -17,7 +17,9 @@ import sqlite3
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 
+from notifier.state.alerts import OpenAlerts
 from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
@@ -54,8 +56,13 @@ class StateStore:
         self.seen = SeenObjects(self._writer, self._reader)
         self.held = HeldMembers(self._writer, self._reader)
         self.firing = FiringRows(self._writer, self._reader)
+        self.alerts = OpenAlerts(self._writer, self._reader, clock=clock)
         self.timers = TimerRows(self._writer, self._reader)
         self._writer.start()
+
+    @property
+    def path(self) -> Path:
+        return self._path
 
     @property
     def healthy(self) -> bool:

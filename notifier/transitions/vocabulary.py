@@ -2,30 +2,30 @@
 
 Rules are validated against these sets at load, so a typo such as
 ``CrashLoopBackoff`` fails before anything runs. Each kind lists its own
-(``notifier.kinds``, or a custom resource's ``states``); this module only
-asks the registry, at the time of asking, so kinds declared in the config
-count too.
+(``notifier.kinds``, or a custom resource's ``states``); this module asks
+the kinds it is given (a config's, with its custom resources), or the
+built-in ones.
 """
 
 from __future__ import annotations
 
-from notifier.kinds.registry import KINDS
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 
 
-def states_for(kind: Kind) -> frozenset[str]:
-    return frozenset(KINDS[kind].states)
+def states_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
+    return kinds.states_for(kind)
 
 
-def signals_for(kind: Kind) -> frozenset[str]:
-    return frozenset(KINDS[kind].all_signals)
+def signals_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
+    return kinds.signals_for(kind)
 
 
-def names_for(kind: Kind) -> frozenset[str]:
+def names_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
     """Every word a rule may use in ``from`` / ``to`` for ``kind``."""
-    return KINDS[kind].names
+    return kinds.names_for(kind)
 
 
-def all_kinds() -> frozenset[Kind]:
-    """Every kind known now: built in, or declared in ``watch.resources``."""
-    return frozenset(KINDS)
+def all_kinds(kinds: Kinds = KINDS) -> frozenset[Kind]:
+    """Every kind known: built in, or declared in the config's ``watch.resources``."""
+    return kinds.all

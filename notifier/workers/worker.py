@@ -155,10 +155,15 @@ class Workers:
 
     def process(self, key: WorkKey) -> None:
         pending = self._intake.take(key)
-        current = self._stores[key.kind].get(key.key)
+        store = self._stores.get(key.kind)
+        if store is None:  # a reload stopped watching the kind: nothing to compare with
+            self._queue.forget(key)
+            return
+        current = store.get(key.key)
         prev = self._known.get(key)
+        quiet = prev is None and pending.listed is not None and self._known.quiet(key)
         transitions = transitions_for(
-            prev, current, pending, observed_at=self._clock(), first_start=self._known.first_start
+            prev, current, pending, observed_at=self._clock(), first_start=quiet
         )
         try:
             if transitions:

@@ -32,11 +32,13 @@ K8S_VERSION = "1.35.4"
 ETCD_VERSION = "3.6.16"
 KWOK_VERSION = "0.7.0"
 HELM_VERSION = "3.21.4"
+ALERTMANAGER_VERSION = "0.35.0"  # the receivers' hub (tests/integration/test_alertmanager.py)
+ACTIONLINT_VERSION = "1.7.12"  # checks .github/workflows in `make lint`
 
 HELM_K8S_MINOR = "36"  # the client-go minor helm v3.21.4 is built on (its go.mod: v0.36.2)
 
 K8S_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
-ALL_ASSETS = (*K8S_COMMANDS, "etcd", "kwok", "helm")
+ALL_ASSETS = (*K8S_COMMANDS, "etcd", "kwok", "helm", "alertmanager", "actionlint")
 STAGES_DIR = "kwok-stages"
 # Cached under a name that says how it was built, so a cache holding an older build
 # (helm without its version stamped: `helm template` then assumed Kubernetes 1.20)
@@ -174,6 +176,32 @@ def build_helm(out: Path, work: Path) -> None:
     build_plain(pkg, CACHED_AS["helm"], out, work, ldflags)
 
 
+def build_alertmanager(out: Path, work: Path) -> None:
+    """Prometheus Alertmanager, for the alertmanager receiver's tests (a real one, two peers).
+
+    Built from a copy of its module: ``ui/web.go`` embeds ``ui/app/dist``, which its
+    release build makes with npm and the module does not hold, so ``go install`` fails.
+    The API needs no UI: a placeholder page stands in for it.
+    """
+    mod = f"github.com/prometheus/alertmanager@v{ALERTMANAGER_VERSION}"
+    src = Path(json.loads(_run(["go", "mod", "download", "-json", mod], work))["Dir"])
+    tree = work / "alertmanager"
+    shutil.copytree(src, tree)
+    for directory in (tree, *(path for path in tree.rglob("*") if path.is_dir())):
+        directory.chmod(0o755)  # the module cache's are read-only: writable, and removable
+    for ui in ("elm", "mantine"):
+        page = tree / "ui" / "app" / "dist" / ui / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text("<p>UI left out of this test build</p>\n")
+    prefix = "github.com/prometheus/common/version"
+    stamps = {"Version": ALERTMANAGER_VERSION, "Branch": "HEAD", "Revision": "go-module-proxy"}
+    ldflags = " ".join(f"-X {prefix}.{name}={value}" for name, value in stamps.items())
+    target = str(out / "alertmanager")
+    _run(
+        ["go", "build", "-trimpath", "-ldflags", ldflags, "-o", target, "./cmd/alertmanager"], tree
+    )
+
+
 def copy_kwok_stages(out: Path, work: Path) -> None:
     mod = f"sigs.k8s.io/kwok@v{KWOK_VERSION}"
     src = Path(json.loads(_run(["go", "mod", "download", "-json", mod], work))["Dir"])
@@ -201,6 +229,14 @@ def build(names: list[str]) -> None:
         "etcd": lambda w: build_etcd(out, w),
         "kwok": lambda w: build_plain(f"sigs.k8s.io/kwok/cmd/kwok@v{KWOK_VERSION}", "kwok", out, w),
         "helm": lambda w: build_helm(out, w),
+        "alertmanager": lambda w: build_alertmanager(out, w),
+        "actionlint": lambda w: build_plain(
+            f"github.com/rhysd/actionlint/cmd/actionlint@v{ACTIONLINT_VERSION}",
+            "actionlint",
+            out,
+            w,
+            f"-X github.com/rhysd/actionlint.version=v{ACTIONLINT_VERSION}",
+        ),
         STAGES_DIR: lambda w: copy_kwok_stages(out, w),
     }
     wanted = {"k8s" if n in K8S_COMMANDS else n for n in names}
@@ -214,16 +250,21 @@ def build(names: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("command", choices=["build", "where", "check"])
+    parser.add_argument("command", choices=["build", "where", "check", "path"])
+    parser.add_argument("names", nargs="*", help="only these assets (default: all)")
     args = parser.parse_args(argv)
     if args.command == "where":
         print(cache_dir())
         return 0
-    todo = missing()
+    if args.command == "path":  # where each named asset is found, as the tests find it
+        for name in args.names:
+            print(require(name))
+        return 0
+    todo = [name for name in missing() if not args.names or name in args.names]
     if args.command == "check":
         print("missing: " + ", ".join(todo) if todo else "all assets present")
         return 1 if todo else 0
-    if not shutil.which("go"):
+    if todo and not shutil.which("go"):
         print("error: Go is needed to build the control-plane assets", file=sys.stderr)
         return 2
     if todo:

@@ -31,6 +31,7 @@ from tests.controlplane.processes import (
 
 STAGES_DIR = Path(__file__).parent / "stages"
 FAKE_NODE_ANNOTATION = "kwok.x-k8s.io/node"
+NODE_LEASE_SECONDS = 40
 
 
 class ControlPlane:
@@ -245,6 +246,10 @@ class ControlPlane:
             f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
             "--node-ip=127.0.0.1",
             f"--node-port={kubelet_port}",
+            # Leases renewed every 10 s: the node-heartbeat-with-lease stage posts status only
+            # every ~10 min and counts on them; without, the controller-manager marks every fake
+            # node Unknown after its grace period (`make demo` showed Ready -> Unknown).
+            f"--node-lease-duration-seconds={NODE_LEASE_SECONDS}",
             f"--server-address=127.0.0.1:{kubelet_port}",
             f"--tls-cert-file={self.pki.serving_cert}",
             f"--tls-private-key-file={self.pki.serving_key}",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.client import RawClient
@@ -140,6 +141,7 @@ def pipeline(
     settings: ReflectorSettings | None = None,
     max_retries: int = 15,
     queue_name: str = "test",
+    known_kinds: Kinds = KINDS,
 ) -> Iterator[Pipeline]:
     raw = RawClient(cluster_access(plane, port, server))
     queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(queue_name, max_retries=max_retries)
@@ -153,6 +155,7 @@ def pipeline(
             handler=intake,
             namespaces=namespaces,
             settings=settings or ReflectorSettings(),
+            kinds=known_kinds,
         )
         for kind in kinds
     }
@@ -180,7 +183,7 @@ def fresh_list(
     raw: RawClient, kind: Kind, namespace: str | None = None
 ) -> dict[ObjectKey, KubeObject]:
     resource = resource_for(kind)
-    body = resource.list_decoder.decode(raw.get(resource.path(namespace), {}))
+    body = resource.decoders.list.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
 
 

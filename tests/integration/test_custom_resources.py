@@ -17,7 +17,7 @@ from kubernetes import client
 
 from notifier.kinds.config import ResourceSpec
 from notifier.kinds.custom import custom_kind
-from notifier.kinds.registry import register
+from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import pipeline
@@ -48,7 +48,7 @@ def _crd(plural: str, kind: str) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def _declare(kind: str, plural: str) -> Kind:
+def _declare(kind: str, plural: str) -> Kinds:
     spec = ResourceSpec.model_validate(
         {
             "kind": kind, "group": GROUP, "version": "v1", "resource": plural,
@@ -60,8 +60,7 @@ def _declare(kind: str, plural: str) -> Kind:
             "message": {"condition": "Ready"},
         }
     )  # fmt: skip
-    register(custom_kind(spec))
-    return spec.kind
+    return KINDS.declaring([custom_kind(spec)])
 
 
 def _wait_served(custom: client.CustomObjectsApi, ns: str, plural: str) -> None:
@@ -80,11 +79,12 @@ def test_a_declared_resource_is_watched_and_its_states_read(control_plane: Contr
     plural, kind_name = f"gadgets{suffix}", f"Gadget{suffix.upper()}"
     kube = Kube(control_plane)
     control_plane.kubectl_apply(_crd(plural, kind_name))
-    kind = _declare(kind_name, plural)
+    known = _declare(kind_name, plural)
+    kind = Kind(kind_name)
     ns = kube.namespace("crd")
     custom = client.CustomObjectsApi(kube.api)
     _wait_served(custom, ns, plural)
-    with pipeline(control_plane, kinds=(kind,), namespaces=[ns]) as pipe:
+    with pipeline(control_plane, kinds=(kind,), namespaces=[ns], known_kinds=known) as pipe:
         pipe.wait_synced()
         body = {"apiVersion": f"{GROUP}/v1", "kind": kind_name, "metadata": {"name": "g1"},
                 "spec": {"size": "large", "blob": "x" * 50_000}}  # fmt: skip
@@ -130,7 +130,14 @@ def test_the_service_waits_for_a_crd_not_installed_yet_and_says_what_to_install(
             assert time.monotonic() < deadline, service.output()
             time.sleep(0.1)
         control_plane.kubectl_apply(_crd(plural, kind_name))
-        service.wait_ready(timeout=90)  # the informer's next try, after its backoff
+        synced = f'kube_notifier_informer_synced{{kind="{kind_name}"}} 1.0'
+        deadline = time.monotonic() + 60  # the informer's next try, after its backoff
+        while synced not in service.get("/metrics")[1]:
+            assert time.monotonic() < deadline, service.output()
+            time.sleep(0.1)
+        # Readiness follows the watch: the failed tries before the CRD came do not hold
+        # it back until the quiet watch's first event or its inactivity timeout (90 s).
+        service.wait_ready(timeout=10)
     finally:
         assert service.stop() == 0
     assert "Traceback" not in service.output()

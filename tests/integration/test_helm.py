@@ -493,11 +493,13 @@ def _grants(manifests: list[Manifest]) -> set[Grant]:
     return grants
 
 
+# The chart's default watch: Pods, Deployments, StatefulSets, DaemonSets and Services.
 DEFAULT_KINDS = ("pods", "services", "deployments", "statefulsets", "daemonsets")
 
 
 def _workloads(scope: str, kinds: tuple[str, ...] = DEFAULT_KINDS) -> set[Grant]:
-    groups = {"pods": "", "services": ""} | {kind: "apps" for kind in DEFAULT_KINDS[2:]}
+    groups = {"pods": "", "services": "", "deployments": "apps", "statefulsets": "apps",
+              "daemonsets": "apps"}  # fmt: skip
     return {(scope, groups[kind], kind, verb, "") for kind in kinds for verb in WORKLOAD_VERBS}
 
 
@@ -522,9 +524,13 @@ def _own(namespace: str, *, configmap: bool = True, lease: bool = False) -> set[
 EXPECTED_GRANTS: dict[str, set[Grant]] = {
     "minimal-values.yaml": _workloads("*") | _own("kn"),
     "slack-webhook-values.yaml": _workloads("*") | _own("kn"),
+    "alertmanager-values.yaml": _workloads("*") | _own("kn"),  # a sink adds no RBAC
     "ha-values.yaml": _workloads("*")
     | {("*", "", "namespaces", verb, "") for verb in ("get", "list", "watch")}
     | _own("kn", lease=True),
+    "extras-values.yaml": _workloads("*")
+    | {("*", "example.com", "widgets", verb, "") for verb in ("list", "watch")}
+    | _own("kn"),
     "namespaced-values.yaml": _workloads("team-a", ("pods",))
     | _workloads("team-b", ("pods",))
     | _own("kn", configmap=False),
@@ -536,6 +542,23 @@ def test_rbac_grants_exactly_what_the_scenario_enables(offline_helm: Helm, scena
     grants = _grants(offline_helm.template("kn", values_file(scenario)))
     assert grants == EXPECTED_GRANTS[scenario]
     assert all(g[2] != "secrets" and "*" not in g[1:4] for g in grants)
+
+
+def test_the_page_may_update_the_silences_configmap_only_when_its_writes_are_on(
+    offline_helm: Helm,
+) -> None:
+    silences = ("kn", "", "configmaps", "update", f"{FULLNAME}-silences")
+    default = offline_helm.template("kn", values_file("minimal-values.yaml"))
+    writing = offline_helm.template(
+        "kn", values_file("minimal-values.yaml"), "--set=page.writes=true"
+    )
+    off = offline_helm.template(
+        "kn", values_file("minimal-values.yaml"), "--set=page.enabled=false"
+    )
+    assert silences not in _grants(default) and "--page-writes" not in container(default)["args"]
+    assert _grants(writing) == _grants(default) | {silences}
+    assert "--page-writes" in container(writing)["args"] and _run_options(writing).page_writes
+    assert "--no-page" in container(off)["args"] and not _run_options(off).page
 
 
 ENRICH_RULES = """
@@ -680,6 +703,7 @@ def test_restricted_pod_security_admits_the_chart_and_refuses_a_weakened_one(
     installed = sandbox.install(ns)
     assert "would violate PodSecurity" not in installed.stderr, installed.stderr
     assert f"kubectl -n {ns} rollout status deployment/{FULLNAME}" in installed.stdout  # NOTES
+    assert f"KUBE_NOTIFIER_SILENCES={ns}/{FULLNAME}-silences" in installed.stdout
     # helm shows the API server's warnings: a weakened chart is flagged at install.
     warnings = sandbox.install(ns, *NON_COMPLIANT["runs as root"], release="weak").stderr
     assert "would violate PodSecurity" in warnings and "runAsNonRoot" in warnings, warnings

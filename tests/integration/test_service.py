@@ -216,7 +216,7 @@ def test_broken_config_exits_with_the_loader_message(
     path = tmp_path / "config.yaml"
     path.write_text("rules:\n  - name: x\n    match: {kinds: [Pood]}\n    sinks: [nowhere]\n")
     service = ServiceProcess(path, control_plane.kubeconfig, "none").start()
-    assert service.wait_exit(30) == 2
+    assert service.wait_exit(30) == 5  # Exit.CONFIG
     assert "config.yaml" in service.output() and "Pood" in service.output()
 
 
@@ -230,7 +230,7 @@ def test_a_sink_that_cannot_be_built_exits_with_a_config_error(
         "rules:\n  - {name: all, sinks: [hook]}\n"
     )
     service = ServiceProcess(path, control_plane.kubeconfig, tmp_path / "state.db").start()
-    assert service.wait_exit(30) == 2
+    assert service.wait_exit(30) == 5  # Exit.CONFIG
     assert "sink 'hook'" in service.output() and "no-such-secret" in service.output()
     assert "Traceback" not in service.output()
 

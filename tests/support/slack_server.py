@@ -1,5 +1,9 @@
 """A Slack stand-in on 127.0.0.1: the Web API's ``chat.postMessage`` and an incoming webhook.
 
+A start-up check's calls are answered too: ``auth.test`` (``TOKEN`` only),
+``conversations.list`` (one channel, ``#ops`` = ``CHANNEL_ID``) and
+``conversations.info`` (``channel_not_found`` for any other ID).
+
 ``chat.postMessage`` (at ``api_url``, token ``TOKEN``) answers like Slack:
 ``{"ok": true, "channel", "ts"}`` on success, ``{"ok": false, "error"}``
 otherwise (``invalid_auth`` for a wrong token). The incoming webhook (at
@@ -17,11 +21,13 @@ import threading
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import parse_qs
 
 from tests.support.webhook_server import HANG, LoopbackServer, ReceivedRequest, Reply
 
 TOKEN = "xoxb-test-token"
 CHANNEL_ID = "C0TESTCHAN"
+CHANNEL_NAME = "ops"  # what conversations.list shows: "#ops" exists
 
 _WEBHOOK_PATH = "/services/T000/B000/secret"
 _WEBHOOK_STATUS = {
@@ -101,6 +107,11 @@ class SlackServer(LoopbackServer):
     def _respond(self, request: ReceivedRequest) -> Reply:
         if request.path.startswith("/api/chat.update"):
             return self._update(request)
+        if request.path.startswith(("/api/auth.test", "/api/conversations.")):
+            return self._check(request)
+        return self._message(request)
+
+    def _message(self, request: ReceivedRequest) -> Reply:
         is_api = request.path.startswith("/api/chat.postMessage")
         if is_api and request.header("Authorization") != f"Bearer {TOKEN}":
             return _api_error(_Failure("invalid_auth", 200))
@@ -114,6 +125,20 @@ class SlackServer(LoopbackServer):
                 return replace(answer, body=answer.body + b" " * 50, trickle=True)
             return _api_error(failure) if is_api else _webhook_error(failure)
         return self._post(request, is_api)
+
+    def _check(self, request: ReceivedRequest) -> Reply:
+        """auth.test and the channel lookups a start-up check makes (form-encoded, as Slack)."""
+        if request.header("Authorization") != f"Bearer {TOKEN}":
+            return _api_error(_Failure("invalid_auth", 200))
+        fields = {k: v[0] for k, v in parse_qs(request.body.decode()).items()}
+        if request.path.startswith("/api/auth.test"):
+            return _json(200, {"ok": True, "user": "kube-notifier", "team": "Test"})
+        if request.path.startswith("/api/conversations.info"):
+            if fields.get("channel") != CHANNEL_ID:
+                return _api_error(_Failure("channel_not_found", 200))
+            return _json(200, {"ok": True, "channel": {"id": CHANNEL_ID, "name": CHANNEL_NAME}})
+        channels = [{"id": CHANNEL_ID, "name": CHANNEL_NAME}]
+        return _json(200, {"ok": True, "channels": channels, "response_metadata": {}})
 
     def _update(self, request: ReceivedRequest) -> Reply:
         """chat.update: needs the channel's ID (as Slack does) and a ts it gave out."""

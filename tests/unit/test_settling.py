@@ -26,6 +26,8 @@ class _Listed:
     kind: Kind = Kind.POD
     store: Store = field(default_factory=lambda: Store(Kind.POD))
     synced: bool = True
+    stopped: bool = False
+    namespaces: list[str | None] = field(default_factory=lambda: [None])
 
 
 class _WatchedIntake(Intake):

@@ -28,7 +28,7 @@ Cluster-scoped objects (ClusterRole, ClusterRoleBinding) carry the namespace in
 their name: two releases of the same name in two namespaces must not collide.
 */}}
 {{- define "kube-notifier.clusterName" -}}
-{{- printf "%s-%s" (include "kube-notifier.fullname" .) .Release.Namespace | trunc 253 | trimSuffix "-" }}
+{{- printf "%s-%s" (include "kube-notifier.fullname" .) (include "kube-notifier.namespace" .) | trunc 253 | trimSuffix "-" }}
 {{- end }}
 
 {{- define "kube-notifier.chart" -}}
@@ -133,6 +133,21 @@ the checks below read it; the ConfigMap holds kube-notifier.configText.
 {{- $watch := deepCopy (default dict $config.watch) }}
 {{- $_ := set $watch "namespaces" .Values.watchNamespaces }}
 {{- $_ := set $config "watch" $watch }}
+{{- end }}
+{{- if .Values.alertmanager.urls }}
+{{- $sink := dict "name" "alertmanager" "type" "alertmanager" "urls" .Values.alertmanager.urls }}
+{{- if .Values.alertmanager.labels }}
+{{- $_ := set $sink "labels" .Values.alertmanager.labels }}
+{{- end }}
+{{- $_ := set $config "sinks" (append (default list $config.sinks) $sink) }}
+{{- $rules := list }}
+{{- range $rule := (default list $config.rules) }}
+{{- if and (kindIs "map" $rule) $rule.sinks }}
+{{- $rule = merge (dict "sinks" (append $rule.sinks "alertmanager")) $rule }}
+{{- end }}
+{{- $rules = append $rules $rule }}
+{{- end }}
+{{- $_ := set $config "rules" $rules }}
 {{- end }}
 {{- toYaml $config }}
 {{- end }}
@@ -270,4 +285,24 @@ delivery.concurrency). Not the rules or the rest of the sinks: they hot-reload.
 {{- end }}
 {{- end }}
 {{- $parts | uniq | toJson }}
+{{- end }}
+
+{{/* The namespace of every namespaced object: namespaceOverride, else the release's. */}}
+{{- define "kube-notifier.namespace" -}}
+{{- default .Release.Namespace .Values.namespaceOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* imagePullSecrets and global.imagePullSecrets, each as {name: ...}, once each. */}}
+{{- define "kube-notifier.imagePullSecrets" -}}
+{{- $names := list }}
+{{- range (concat (default list .Values.global.imagePullSecrets) .Values.imagePullSecrets) }}
+{{- if kindIs "string" . }}
+{{- $names = append $names . }}
+{{- else }}
+{{- $names = append $names (get . "name") }}
+{{- end }}
+{{- end }}
+{{- range ($names | uniq) }}
+- name: {{ . }}
+{{- end }}
 {{- end }}

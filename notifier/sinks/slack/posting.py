@@ -23,6 +23,8 @@ from typing import Any, Protocol
 
 from slack_sdk.errors import SlackApiError
 
+from notifier.sinks.base import Verdict
+from notifier.sinks.slack.checking import check_slack
 from notifier.sinks.slack.failures import failure_for_response
 from notifier.sinks.slack.transported import (
     TransportedWebClient,
@@ -35,7 +37,8 @@ _sdk_log = logging.getLogger("notifier.sinks.slack.sdk")
 _sdk_log.setLevel(logging.CRITICAL)
 
 Blocks = list[dict[str, Any]]
-_METHODS = ("chat.postMessage", "chat.update")
+_METHODS = ("chat.postMessage", "chat.update", "auth.test", "conversations.info",
+            "conversations.list")  # fmt: skip
 
 
 class Poster(Protocol):
@@ -45,6 +48,8 @@ class Poster(Protocol):
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None: ...
 
     def update(self, ts: str, text: str, blocks: Blocks) -> None: ...
+
+    def check(self) -> Verdict: ...
 
 
 class ApiPoster:
@@ -75,6 +80,10 @@ class ApiPoster:
     @property
     def can_thread(self) -> bool:
         return True
+
+    def check(self) -> Verdict:
+        """The token and the channel, checked without posting (``checking``)."""
+        return check_slack(self._client, self._channel)
 
     def post(self, text: str, blocks: Blocks, thread_ts: str | None) -> str | None:
         response = self._call(
@@ -128,6 +137,9 @@ class IncomingWebhookPoster:
     @property
     def can_thread(self) -> bool:
         return False
+
+    def check(self) -> Verdict:
+        return Verdict(None, "an incoming webhook cannot be checked without posting")
 
     def update(self, ts: str, text: str, blocks: Blocks) -> None:
         raise NotImplementedError("an incoming webhook cannot update a message")

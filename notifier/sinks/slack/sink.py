@@ -16,8 +16,11 @@ import logging
 import threading
 from typing import Any
 
+import msgspec
+
 from notifier.notifications import Notification
-from notifier.sinks.base import SendError
+from notifier.sinks.base import Capabilities, SendError, Verdict
+from notifier.sinks.message_template import SinkMessageTemplate
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.threads import ThreadStore
@@ -29,9 +32,16 @@ log = logging.getLogger("notifier.sinks")
 
 class SlackSink:
     def __init__(
-        self, name: str, poster: Poster, *, threads: ThreadStore | None, thread_scope: str
+        self,
+        name: str,
+        poster: Poster,
+        *,
+        threads: ThreadStore | None,
+        thread_scope: str,
+        template: SinkMessageTemplate | None = None,
     ) -> None:
         self._name = name
+        self._template = template
         self._poster = poster
         self._threads = threads if poster.can_thread else None
         self._thread_scope = thread_scope
@@ -45,7 +55,22 @@ class SlackSink:
     def integration(self) -> str:
         return "slack"
 
+    @property
+    def capabilities(self) -> Capabilities:
+        threads = self._threads is not None
+        return Capabilities(resolve=True, threads=threads, update_in_place=threads)
+
+    def check_credentials(self) -> Verdict:
+        return self._poster.check()
+
+    def preview(self, notification: Notification) -> str:
+        notification = self._own(notification)
+        text = fit_text(mrkdwn_escaped(notification.message.text))
+        body = {"text": text, "blocks": fit_blocks(notification.message.blocks)}
+        return msgspec.json.format(msgspec.json.encode(body)).decode()
+
     def send(self, notification: Notification) -> None:
+        notification = self._own(notification)
         # The text part is plain text on every sink; as Slack's fallback it is mrkdwn.
         text = fit_text(mrkdwn_escaped(notification.message.text))
         blocks = fit_blocks(notification.message.blocks)
@@ -74,3 +99,7 @@ class SlackSink:
 
     def close(self) -> None:
         return None
+
+    def _own(self, notification: Notification) -> Notification:
+        """With the sink's own template, its text and blocks rendered from the facts."""
+        return notification if self._template is None else self._template.applied(notification)

@@ -36,9 +36,13 @@ def transport(url: str, timeout: float, proxy: str | None) -> Transport:
     )
 
 
-def _exchange(carrier: Transport, req: Request) -> tuple[int, dict[str, str], str]:
+def _exchange(carrier: Transport, req: Request, query: str = "") -> tuple[int, dict[str, str], str]:
     headers = {name: str(value) for name, value in req.header_items()}
     data = req.data if isinstance(req.data, bytes) else b""
+    if query and not data:  # a GET method's arguments: Slack takes every method as a form POST
+        data = query.encode()
+        headers = {k: v for k, v in headers.items() if k.lower() != "content-type"}
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
     reply = carrier.post(data, headers)
     return reply.status, reply.headers, reply.body.decode("utf-8", errors="replace")
 
@@ -51,10 +55,11 @@ class TransportedWebClient(WebClient):
         self._carriers = carriers
 
     def _perform_urllib_http_request_internal(self, url: str, req: Request) -> dict[str, Any]:
-        carrier = self._carriers.get(url)
+        base, _, query = url.partition("?")
+        carrier = self._carriers.get(base)
         if carrier is None:
-            raise ValueError(f"no transport for {url}")
-        status, headers, body = _exchange(carrier, req)
+            raise ValueError(f"no transport for {base}")
+        status, headers, body = _exchange(carrier, req, query)
         return {"status": status, "headers": headers, "body": body}
 
 

@@ -18,10 +18,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+import msgspec
 import urllib3
 
 from notifier import __version__
 from notifier.notifications import Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.message_template import SinkMessageTemplate
 from notifier.sinks.secrets import redact_url
 from notifier.sinks.transport import Transport, tls_context
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
@@ -62,8 +65,10 @@ class WebhookSink:
         *,
         pool_size: int = 4,
         clock: Callable[[], float] = time.time,
+        template: SinkMessageTemplate | None = None,
     ) -> None:
         self._name = name
+        self._template = template
         self._target = target
         self._clock = clock
         self._shown_as = redact_url(target.url)
@@ -81,7 +86,18 @@ class WebhookSink:
     def integration(self) -> str:
         return "webhook"
 
+    @property
+    def capabilities(self) -> Capabilities:
+        # A resolution is its own payload (status "resolved"), at resolved_url when set.
+        return Capabilities(resolve=True)
+
+    def preview(self, notification: Notification) -> str:
+        notification = self._own(notification)
+        body, _ = encode_body(notification, self._target.body_format, self._target.cloudevents)
+        return msgspec.json.format(body).decode()
+
     def send(self, notification: Notification) -> None:
+        notification = self._own(notification)
         body, content_type = encode_body(
             notification, self._target.body_format, self._target.cloudevents
         )
@@ -96,6 +112,10 @@ class WebhookSink:
 
     def close(self) -> None:
         self._transport.close()
+
+    def _own(self, notification: Notification) -> Notification:
+        """With the sink's own template, its payload (and text) rendered from the facts."""
+        return notification if self._template is None else self._template.applied(notification)
 
     def _url_for(self, notification: Notification) -> str | None:
         """The resolved_url for a resolution, else None (the sink's url)."""

@@ -71,7 +71,10 @@ def test_inline_secrets_are_warned_about() -> None:
 sinks:
   - name: hook
     type: webhook
-    url: https://hooks.example/T000/B000/XXXX
+    url: https://hooks.slack.com/services/T000/B000/XXXX
+  - name: public
+    type: webhook
+    url: https://events.pagerduty.com/v2/enqueue
   - name: slack
     type: slack
     channel: "#a"
@@ -79,7 +82,11 @@ sinks:
 """
     loaded = read_config_text(text, "c.yaml", environ={"TOKEN": "xoxb"})
     [warning] = loaded.warnings
-    assert str(warning).startswith("c.yaml:5:10: warning: sinks[0].url: url is written inline")
+    assert str(warning) == (
+        "c.yaml:5:10: warning: sinks[0].url: this url carries a secret (hooks.slack.com webhook "
+        "URLs are the credential), written inline: secrets belong in the environment "
+        "(${ENV_VAR}, filled from a Secret) or in url_file"
+    )
 
 
 def test_digest_follows_the_expanded_content() -> None:

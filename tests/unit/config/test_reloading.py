@@ -154,3 +154,41 @@ def test_from_file_raises_for_a_bad_config(tmp_path: Path) -> None:
     path.write_text("rules: 3\n")
     with pytest.raises(ConfigError):
         RulesHolder.from_file(path)
+
+
+CERTIFICATES = """
+watch:
+  kinds: [Pod, Certificate]
+  resources:
+    - kind: Certificate
+      group: cert-manager.io
+      version: v1
+      resource: certificates
+      states:
+        Ready: {condition: Ready}
+        NotReady: {condition: Ready, status: "False"}
+sinks: [{name: console, type: console}]
+rules:
+  - {name: certs, match: {kinds: [Certificate], to: [NotReady]}, sinks: [console]}
+"""
+
+
+def test_a_refused_reload_changes_no_kind_anyone_holds() -> None:
+    """Validation builds the candidate's kinds for itself: the refused file's states are
+    nowhere, neither in the running config's kinds nor in the built-in registry."""
+    from notifier.kinds.registry import KINDS
+    from notifier.objects import Kind
+
+    holder = RulesHolder(read_config_text(CERTIFICATES, "cm", environ={}))
+    running = holder.current.kinds
+    renamed = CERTIFICATES.replace("NotReady: {", "Unready: {")  # the rule still says NotReady
+    result = holder.reload_text(renamed, "cm", environ={})
+    assert not result.ok and "'NotReady'" in str(result.issues[0])
+    certificate = Kind("Certificate")
+    assert holder.current.kinds is running
+    assert running.states_for(certificate) == {"Ready", "NotReady"}
+    assert certificate not in KINDS
+    fixed = renamed.replace("to: [NotReady]", "to: [Unready]")
+    assert holder.reload_text(fixed, "cm", environ={}).ok
+    assert holder.current.kinds.states_for(certificate) == {"Ready", "Unready"}
+    assert running.states_for(certificate) == {"Ready", "NotReady"}  # a value: unchanged

@@ -70,6 +70,11 @@ def test_server_errors_are_retried_until_success(
     assert metric("failed_total", name, reason="http_500") == 3
     assert metric("retried_total", name) == 3
     assert metric("latency_seconds_count", name) == 1
+    failed = delivery.failures.recent(10)  # newest first, for the page
+    assert [(f.sink, f.reason, f.attempt) for f in failed] == [
+        (name, "http_500", n) for n in (3, 2, 1)
+    ]
+    assert failed[0].ordering_key == note.ordering_key
 
 
 def test_a_bad_request_is_dead_lettered_at_once(

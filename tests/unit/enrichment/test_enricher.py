@@ -111,3 +111,21 @@ def test_a_notification_without_a_request_is_sent_as_it_is() -> None:
     assert enricher.enriched(plain) is plain
     enricher.stop()
     assert plain.message == Message(text=plain.message.text, payload=plain.message.payload)
+
+
+def test_facts_get_the_context_too_and_alertmanager_shows_the_log_excerpt() -> None:
+    from notifier.sinks.alertmanager.alerts import (
+        BUILTIN_TEMPLATE,
+        annotations_of,
+    )
+    from notifier.sinks.rendering import ReceiverTemplate
+
+    api = FakeApi(ANSWERS)
+    enricher = _enricher(api)
+    facts = {"summary": "web crashed", "fingerprint": "f1"}
+    note = dataclasses.replace(_asking(notification("hub")), facts=facts)
+    sent = enricher.enriched(note)
+    enricher.stop()
+    assert sent.facts is not None and sent.facts["context"]["logs"][0]["lines"] == ["panic: boom"]
+    template = ReceiverTemplate("hub", BUILTIN_TEMPLATE, {})
+    assert annotations_of(sent.facts, template)["logs"] == "app:\npanic: boom"

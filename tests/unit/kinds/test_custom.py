@@ -12,24 +12,29 @@ from notifier.config import ConfigError, read_config_text
 from notifier.kinds.registry import KINDS, share
 from notifier.kinds.sharing import Sharing
 from notifier.objects import Kind
+from notifier.rules.compiling import RulesSource, compile_ruleset
+from notifier.rules.config import RuleSpec
 from notifier.rules.engine import RulesEngine
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin
 from notifier.transitions.states import states_of
-from tests.unit.rules.builders import ruleset
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples" / "custom-resources.yaml"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _declared() -> None:
-    read_config_text(EXAMPLES.read_text(), "custom-resources.yaml", environ={})
+# The example's kinds: a value of its own, which loading the file changed nowhere else.
+DECLARED = read_config_text(EXAMPLES.read_text(), "custom-resources.yaml", environ={}).kinds
 
 
 def _object(kind: str, **body: Any) -> Any:
     doc = {"kind": kind, "metadata": {"name": "web", "namespace": "shop", "uid": "u1"}, **body}
-    return msgspec.json.decode(msgspec.json.encode(doc), type=KINDS[Kind(kind)].struct)
+    return msgspec.json.decode(msgspec.json.encode(doc), type=DECLARED[Kind(kind)].struct)
+
+
+def test_loading_a_config_declares_its_kinds_for_itself_only() -> None:
+    assert Kind("Certificate") in DECLARED
+    assert Kind("Certificate") not in KINDS  # the built-in registry is not changed
 
 
 def _condition(kind: str, status: str, reason: str = "", message: str = "") -> dict[str, str]:
@@ -140,7 +145,8 @@ rules:
 def test_a_custom_resource_state_held_for_its_for_is_told_once() -> None:
     rule = {"name": "cert-down", "sinks": ["console"],
             "match": {"kinds": ["Certificate"], "to": ["NotReady"], "for": "1h"}}  # fmt: skip
-    compiled = ruleset([rule])
+    specs = [(0, RuleSpec.model_validate(rule))]
+    compiled = compile_ruleset(RulesSource(specs, sinks={"console": True}, kinds=DECLARED))
     engine = RulesEngine(lambda: compiled, clock=lambda: 0.0)
     ready = _object("Certificate", status={"conditions": [_condition("Ready", "True")]})
     failing = _object("Certificate", status={"conditions": [_condition("Ready", "False", "X")]})

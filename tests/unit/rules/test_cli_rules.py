@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from notifier.cli_rules import add_rules_commands, main
+from notifier.exits import Exit
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, SERVICE_JSON, changed
 
 EXAMPLE = Path(__file__).parents[3] / "config.example.yaml"
@@ -38,14 +39,14 @@ def test_check_says_what_rbac_the_enrich_parts_need(
 
 
 def test_check_reports_every_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rules", "check", str(BROKEN)]) == 1
+    assert main(["rules", "check", str(BROKEN)]) == Exit.CONFIG
     out = capsys.readouterr().out
     assert out.startswith("6 errors in config")
     assert f"{BROKEN}:11:13: rules[0].sinks[0]: unknown sink 'slak'" in out
 
 
 def test_check_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rules", "check", str(tmp_path / "nope.yaml")]) == 1
+    assert main(["rules", "check", str(tmp_path / "nope.yaml")]) == Exit.CONFIG
     assert "cannot read" in capsys.readouterr().out
 
 
@@ -136,7 +137,7 @@ def test_check_refuses_what_run_would_refuse_to_start_with(
         ],
         "rules": [{"name": "r", "sinks": ["a", "b", "c", "d"]}],
     }
-    assert main(["rules", "check", str(_write(tmp_path, "c.yaml", config))]) == 1
+    assert main(["rules", "check", str(_write(tmp_path, "c.yaml", config))]) == Exit.CONFIG
     out = capsys.readouterr().out
     for sink, field in (("a", "url"), ("b", "url"), ("c", "hmac_secret"), ("d", "token")):
         assert f"sink {sink!r}" in out and field in out, out
@@ -155,6 +156,6 @@ def test_check_without_files_still_checks_the_rest(
         "rules": [{"name": "r", "sinks": ["a", "b"]}],
     }
     path = _write(tmp_path, "c.yaml", config)
-    assert main(["rules", "check", "--no-files", str(path)]) == 1
+    assert main(["rules", "check", "--no-files", str(path)]) == Exit.CONFIG
     out = capsys.readouterr().out
     assert "sink 'b'" in out and "sink 'a'" not in out

@@ -21,6 +21,7 @@ RULE: dict[str, Any] = {
     "escalate": [{"after": "30m", "sinks": ["pager"]}],
 }
 CONFIG: dict[str, Any] = {
+    "watch": {"kinds": ["StatefulSet"]},
     "sinks": [{"name": "chat", "type": "console"}, {"name": "pager", "type": "console"}],
     "rules": [RULE],
 }

@@ -12,7 +12,7 @@ from notifier.rules.engine import RulesEngine
 from notifier.rules.errors import RulesError
 from notifier.rules.facts import single_context
 from notifier.rules.library import Role, builtin_specs, builtin_template
-from notifier.rules.templating import make_environment
+from notifier.templating.environment import make_environment
 from notifier.transitions.model import Change, Transition
 from tests.unit.rules.builders import (
     DEPLOYMENT_JSON,

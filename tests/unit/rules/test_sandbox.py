@@ -7,8 +7,8 @@ import time
 import pytest
 from jinja2.exceptions import SecurityError, UndefinedError
 
-from notifier.rules.sandbox import render_budget
-from notifier.rules.templating import make_environment
+from notifier.templating.environment import make_environment
+from notifier.templating.sandbox import render_budget
 
 HOSTILE = [
     "{{ n ** 999999999 }}",

@@ -7,6 +7,7 @@ from typing import Any
 
 from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
+from notifier.source.informer_store import InformerStore
 from notifier.source.reflector import Reflector
 from notifier.source.resources import resource_for
 from notifier.source.store import Store
@@ -28,6 +29,14 @@ class ListingClient:
         return json.dumps(page).encode()
 
 
+def _reflector(
+    client: ListingClient, store: Store, handed: Handed, **options: Any
+) -> Reflector[KubeObject]:
+    informer_store = InformerStore(Kind.POD, store, handed, **options)
+    list_watch = resource_for(Kind.POD).list_watch(None)
+    return Reflector(list_watch=list_watch, store=informer_store, client=client)  # type: ignore[arg-type]
+
+
 class Handed:
     def __init__(self) -> None:
         self.deltas: list[Delta] = []
@@ -38,8 +47,7 @@ class Handed:
 
 def test_unchanged_objects_stay_the_cached_instances_and_changes_still_show() -> None:
     client, store, handed = ListingClient(), Store(Kind.POD), Handed()
-    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
-                          store=store, handler=handed)  # fmt: skip
+    reflector = _reflector(client, store, handed)
     client.items = [_pod("a", "1"), _pod("b", "1"), _pod("c", "1")]
     reflector._list_and_hand_on()
     first = {key: store.get(ObjectKey(f"shop/{key}")) for key in "abc"}
@@ -67,7 +75,7 @@ def _rich_pod(name: str, version: str) -> dict[str, Any]:
 def _as_saved(pod: dict[str, Any]) -> KubeObject:
     """What a restart's ``Known`` holds: decoded from the state file and trimmed."""
     page = {"kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": [pod]}
-    listed = resource_for(Kind.POD).list_decoder.decode(json.dumps(page).encode()).items[0]
+    listed = resource_for(Kind.POD).decoders.list.decode(json.dumps(page).encode()).items[0]
     return trim(decode_object(encode_object(trim(listed))))
 
 
@@ -80,8 +88,7 @@ def test_a_restarts_first_list_keeps_the_saved_instance_of_what_did_not_change()
     del older_release["metadata"]["labels"]  # the same version, saved without a field
     saved[ObjectKey("shop/c")] = _as_saved(older_release)
     client, store, handed = ListingClient(), Store(Kind.POD), Handed()
-    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
-                          store=store, handler=handed, saved=saved.get)  # fmt: skip
+    reflector = _reflector(client, store, handed, saved=saved.get)
     client.items = [_rich_pod("a", "1"), _rich_pod("b", "2"), _rich_pod("c", "1")]
 
     reflector._list_and_hand_on()
@@ -95,8 +102,7 @@ def test_a_restarts_first_list_keeps_the_saved_instance_of_what_did_not_change()
 
 def test_a_relist_keeps_the_cached_key_strings() -> None:
     client, store, handed = ListingClient(), Store(Kind.POD), Handed()
-    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
-                          store=store, handler=handed)  # fmt: skip
+    reflector = _reflector(client, store, handed)
     client.items = [_pod("a", "1"), _pod("b", "1")]
     reflector._list_and_hand_on()
     before = {str(key): key for key in store.snapshot()}  # held, so no id is reused
@@ -110,9 +116,9 @@ def test_a_relist_keeps_the_cached_key_strings() -> None:
 def test_the_relisted_hook_runs_once_per_relist_after_its_deltas_are_handed_on() -> None:
     client, store, handed = ListingClient(), Store(Kind.POD), Handed()
     calls: list[int] = []
-    reflector = Reflector(resource=resource_for(Kind.POD), namespace=None, client=client,  # type: ignore[arg-type]
-                          store=store, handler=handed,
-                          on_relisted=lambda: calls.append(len(handed.deltas)))  # fmt: skip
+    reflector = _reflector(
+        client, store, handed, on_relisted=lambda: calls.append(len(handed.deltas))
+    )
     client.items = [_pod("a", "1")]
     reflector._list_and_hand_on()
     assert calls == []  # the initial list is not a relist

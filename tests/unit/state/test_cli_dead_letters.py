@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from notifier.cli import main
+from notifier.exits import Exit
 from notifier.notifications import Notification
 from notifier.state import Failure, StateStore
 from tests.support.webhook_server import WebhookServer
@@ -108,11 +109,11 @@ def test_a_file_it_cannot_use_is_a_clear_error(
     tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     where = paths(tmp_path, server)
-    assert main(["dead-letters", "list", *where]) == 2
+    assert main(["dead-letters", "list", *where]) == Exit.STATE
     assert "no such state file" in capsys.readouterr().err
     with sqlite3.connect(tmp_path / "state.db") as conn:
         conn.execute("PRAGMA user_version = 99")
-    assert main(["dead-letters", "list", *where]) == 2
+    assert main(["dead-letters", "list", *where]) == Exit.STATE
     assert "schema version 99" in capsys.readouterr().err
     assert not any(p.name.startswith("state.db.") for p in tmp_path.iterdir())  # never moved
 

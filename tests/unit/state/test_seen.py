@@ -113,3 +113,19 @@ def test_the_baseline_mark_is_kept_across_restarts_and_set_once(tmp_path: Path) 
     second = open_store(tmp_path / "s.db")
     assert second.seen.baseline_at() == 100.0
     second.close()
+
+
+def test_scope_marks_are_kept_across_restarts_and_forgotten_on_request(tmp_path: Path) -> None:
+    first = open_store(tmp_path / "s.db")
+    assert first.seen.baselines() == frozenset()
+    first.seen.mark_baseline(100.0, ["Pod/*", "Job/shop"])
+    first.close()
+
+    second = open_store(tmp_path / "s.db")
+    assert second.seen.baselines() == {"Pod/*", "Job/shop"}
+    second.seen.forget_baseline("Job/shop")
+    second.close()
+
+    third = open_store(tmp_path / "s.db")
+    assert third.seen.baselines() == {"Pod/*"} and third.seen.baseline_at() == 100.0
+    third.close()

@@ -74,7 +74,13 @@ class Seen:
     def has_baseline(self) -> bool:
         return True
 
-    def mark_baseline(self) -> None:
+    def mark_baseline(self, scopes: Iterable[str]) -> None:
+        pass
+
+    def baselines(self) -> frozenset[str]:
+        return frozenset()
+
+    def forget_baseline(self, scope: str) -> None:
         pass
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from notifier.objects import KubeObject
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
@@ -21,7 +23,13 @@ class Saving:
     def has_baseline(self) -> bool:
         return bool(self.loaded)
 
-    def mark_baseline(self) -> None:
+    def mark_baseline(self, scopes: Iterable[str]) -> None:
+        pass
+
+    def baselines(self) -> frozenset[str]:
+        return frozenset()
+
+    def forget_baseline(self, scope: str) -> None:
         pass
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:

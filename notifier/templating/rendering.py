@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 import msgspec
 
 from notifier.notifications import ALL_FORMS, Message, MessageForm
-from notifier.rules.sandbox import render_budget
-from notifier.rules.templating import CompiledTemplate, Render
+from notifier.templating.compiling import CompiledTemplate, Render
+from notifier.templating.sandbox import render_budget
 
 _BLANK_LINES = re.compile(r"\n{3,}")
 _T = TypeVar("_T")

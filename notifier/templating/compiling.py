@@ -19,41 +19,25 @@ import difflib
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import jinja2
 from jinja2 import meta
 
-from notifier.rules.durations import format_duration
-from notifier.rules.errors import KeyPath, RuleProblems
-from notifier.rules.sandbox import BoundedSandbox, constant_problem
+from notifier.templating.environment import Escape
+from notifier.templating.sandbox import BoundedSandbox, constant_problem
 
 Render = Callable[[Mapping[str, Any]], Any]
-Escape = Callable[[Any], Any]
+KeyPath = tuple[str | int, ...]  # where in the config a part is: ("rules", 2, "template", "text")
+
+
+class Problems(Protocol):
+    """Where compile problems go (the rules' ``RuleProblems``, a sink's build)."""
+
+    def add(self, path: KeyPath, message: str) -> None: ...
+
 
 _ONE_EXPRESSION = re.compile(r"\s*\{\{(?P<expression>.*?)\}\}\s*", re.DOTALL)
-_SLACK_FIELD_LIMIT = 10
-
-
-def make_environment(escape: Escape | None = None) -> BoundedSandbox:
-    """The template environment; with ``escape``, what every ``{{ }}`` outputs goes through it."""
-    environment = BoundedSandbox(
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        finalize=escape,
-    )
-    environment.filters["duration"] = format_duration
-    environment.filters["mrkdwn_fields"] = mrkdwn_fields
-    environment.bound_filters()
-    return environment
-
-
-def mrkdwn_fields(details: list[list[str]]) -> list[dict[str, str]]:
-    """``details`` pairs as Slack section fields (at most ten, as Slack allows)."""
-    shown = details[:_SLACK_FIELD_LIMIT]
-    return [{"type": "mrkdwn", "text": f"*{label}*\n{value}"[:2000]} for label, value in shown]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +52,7 @@ class TemplateCompiler:
     """Compiles template parts; problems are added to ``problems`` instead of raised."""
 
     def __init__(
-        self, environment: BoundedSandbox, problems: RuleProblems, escape: Escape | None = None
+        self, environment: BoundedSandbox, problems: Problems, escape: Escape | None = None
     ) -> None:
         self._environment = environment
         self._problems = problems

@@ -1,0 +1,1 @@
+"""The on-call's page: Now, Why not, Silences, Delivery (server-rendered, read from views)."""

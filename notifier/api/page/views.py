@@ -1,0 +1,154 @@
+"""What the page reads and does, as small typed views the composition root hands to the app.
+
+The page never reaches into the pipeline: each view answers from memory it
+already keeps (bounded) or from one bounded query, and the writes (a
+silence added or expired, dead letters replayed) are callables the root
+gives only when writes are enabled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+from notifier.rules.silences import Silence
+
+if TYPE_CHECKING:
+    from notifier.api.decisions import DecisionRecord
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class Paged(Generic[_T]):
+    items: list[_T]
+    total: int  # how many matched, over every page
+    offset: int
+    limit: int
+
+    @property
+    def has_next(self) -> bool:
+        return self.offset + len(self.items) < self.total
+
+
+@dataclass(frozen=True, slots=True)
+class Where:
+    """The Now view's filter: empty means any."""
+
+    namespace: str = ""
+    kind: str = ""
+    rule: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FiringItem:
+    rule: str
+    kind: str
+    namespace: str
+    name: str
+    states: tuple[str, ...]
+    since: float
+    sinks: tuple[str, ...]  # told
+    resolved_at: float | None = None
+
+
+class NowView(Protocol):
+    def firing(self, where: Where, offset: int, limit: int) -> Paged[FiringItem]: ...
+
+    def resolved(self, where: Where, limit: int) -> list[FiringItem]: ...
+
+
+class DecisionView(Protocol):
+    def search(self, text: str, offset: int, limit: int) -> Paged[DecisionRecord]: ...
+
+
+class SilenceWriteError(Exception):
+    """A silence could not be written; the message says why (shown on the page)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewSilence:
+    matchers: dict[str, str]
+    seconds: float
+    comment: str
+    author: str
+
+
+@dataclass(frozen=True, slots=True)
+class SilenceWrites:
+    add: Callable[[NewSilence], str]  # the new silence's id
+    expire: Callable[[str], None]
+
+
+class SilenceView(Protocol):
+    def silences(self) -> list[Silence]: ...
+
+    def preview(self, matchers: dict[str, str], limit: int) -> Paged[FiringItem]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SinkQueue:
+    name: str
+    integration: str
+    depth: int
+    oldest_seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class SendFailure:
+    at: float
+    sink: str
+    reason: str
+    detail: str
+    notification: str  # its ordering key (kind/namespace/name)
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeadLetterItem:
+    id: int
+    dead_at: float
+    sink: str
+    reason: str
+    attempts: int
+    ordering_key: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOutcome:
+    sent: int
+    left: int
+    lines: list[str] = field(default_factory=list)
+
+
+class DeliveryView(Protocol):
+    def queues(self) -> list[SinkQueue]: ...
+
+    def failures(self, limit: int) -> list[SendFailure]: ...
+
+    def dead_letters(self, limit: int) -> Paged[DeadLetterItem]: ...
+
+
+Replay = Callable[[str | None], ReplayOutcome]  # a sink's dead letters (None: all)
+
+
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """Present only when the page may write (``--page-writes``)."""
+
+    silences: SilenceWrites | None
+    replay: Replay | None
+
+
+@dataclass(frozen=True, slots=True)
+class PageParts:
+    """Everything the page reads, and may write: given by the composition root."""
+
+    now: NowView
+    decisions: DecisionView
+    silences: SilenceView
+    delivery: DeliveryView
+    writes: Writes | None = None  # None: the page is read-only (the default)
+    silences_map: str = ""  # NAMESPACE/NAME of the silences ConfigMap; "" when none is watched

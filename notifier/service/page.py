@@ -1,0 +1,176 @@
+"""The page's views, wired from the running parts (``notifier/api/page``).
+
+Reads come from memory the service keeps anyway (the firing board, the
+decision ring, the silences in force, the sinks' queues and their last
+failed attempts) or one bounded query (dead letters). Writes exist only
+with ``--page-writes``: a silence goes through ``cli_silences.edit_silences``
+to the ConfigMap the CLI writes, a replay through ``cli_dead_letters``'s.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import urllib3
+
+from notifier.api.board import FiringBoard
+from notifier.api.decisions import DecisionLog
+from notifier.api.page.views import (
+    DeadLetterItem,
+    FiringItem,
+    NewSilence,
+    Paged,
+    PageParts,
+    Replay,
+    ReplayOutcome,
+    SendFailure,
+    SilenceWriteError,
+    SilenceWrites,
+    SinkQueue,
+    Writes,
+)
+from notifier.cli_dead_letters import replay_letters
+from notifier.cli_silences import Edit, edit_silences, expiring, new_silence
+from notifier.config.reloading import RulesHolder
+from notifier.delivery.delivery import Delivery
+from notifier.rules.silences import Silence, SilenceBook
+from notifier.service.firing import DurableFirings
+from notifier.service.kube import failure
+from notifier.sinks.secrets import SinkBuildError
+from notifier.source.client import ApiError, RawClient
+from notifier.state import StateStore
+from notifier.state.dead_letters import DeadLetterFileError
+
+REPLAYED_AT_ONCE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class PageSources:
+    board: FiringBoard
+    decisions: DecisionLog
+    book: SilenceBook
+    delivery: Delivery
+    state: StateStore | None
+    holder: RulesHolder
+    client: RawClient
+    silences_map: tuple[str, str] | None
+
+
+def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
+    where = "/".join(sources.silences_map) if sources.silences_map else ""
+    return PageParts(
+        now=sources.board,
+        decisions=sources.decisions,
+        silences=_Silences(sources.book, sources.board),
+        delivery=_Delivery(sources.delivery, sources.state),
+        writes=_writes(sources) if writes else None,
+        silences_map=where,
+    )
+
+
+def rule_targets(holder: RulesHolder) -> Callable[[str], frozenset[str]]:
+    """A rule's ``to:`` states in the ruleset in use (for the firing board)."""
+
+    def targets(rule: str) -> frozenset[str]:
+        for compiled in holder.ruleset().rules:
+            if compiled.name == rule:
+                return compiled.to
+        return frozenset()
+
+    return targets
+
+
+def told_before(firings: DurableFirings) -> list[FiringItem]:
+    """What ``send_resolved`` rules told before this process started, for the firing board."""
+    items = []
+    for firing in firings.all_firing():
+        namespace, _, name = str(firing.key).rpartition("/")
+        items.append(FiringItem(firing.rule, firing.kind.value, namespace, name,
+                                tuple(sorted(firing.states)), firing.fired_at, ()))  # fmt: skip
+    return items
+
+
+class _Silences:
+    def __init__(self, book: SilenceBook, board: FiringBoard) -> None:
+        self._book, self._board = book, board
+
+    def silences(self) -> list[Silence]:
+        now = time.time()
+        return sorted(
+            self._book.all(), key=lambda s: (s.ends_at <= now, not s.active(now), s.ends_at)
+        )
+
+    def preview(self, matchers: dict[str, str], limit: int) -> Paged[FiringItem]:
+        return self._board.preview(matchers, limit)
+
+
+class _Delivery:
+    def __init__(self, delivery: Delivery, state: StateStore | None) -> None:
+        self._delivery, self._state = delivery, state
+
+    def queues(self) -> list[SinkQueue]:
+        return [SinkQueue(r.sink_name, r.integration, r.depth(), r.oldest_age())
+                for r in self._delivery.queues()]  # fmt: skip
+
+    def failures(self, limit: int) -> list[SendFailure]:
+        return [SendFailure(f.at, f.sink, f.reason, f.detail, f.ordering_key, f.attempt)
+                for f in self._delivery.failures.recent(limit)]  # fmt: skip
+
+    def dead_letters(self, limit: int) -> Paged[DeadLetterItem]:
+        if self._state is None:
+            return Paged([], 0, 0, limit)
+        letters = self._state.dead_letters
+        items = [DeadLetterItem(d.id, d.dead_at, d.sink, d.reason, d.attempts, d.ordering_key,
+                                d.detail) for d in letters.recent(limit)]  # fmt: skip
+        return Paged(items, letters.count(), 0, limit)
+
+
+def _writes(sources: PageSources) -> Writes:
+    silences = None
+    if sources.silences_map is not None:
+        namespace, name = sources.silences_map
+        silences = _silence_writes(sources.client, namespace, name)
+    return Writes(silences=silences, replay=_replayer(sources) if sources.state else None)
+
+
+def _silence_writes(client: RawClient, namespace: str, name: str) -> SilenceWrites:
+    def edit(change: Edit) -> None:
+        try:
+            edit_silences(client, namespace, name, change)
+        except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+            raise SilenceWriteError(failure(client.server, err)) from err
+        except ValueError as err:
+            raise SilenceWriteError(str(err)) from err
+
+    def add(made: NewSilence) -> str:
+        silence = new_silence(made.matchers, made.seconds, comment=made.comment,
+                              author=made.author)  # fmt: skip
+        edit(lambda silences: [*silences, silence])
+        return silence.id
+
+    def expire(silence_id: str) -> None:
+        found: list[bool] = []
+        edit(expiring(silence_id, found))
+        if not found[-1]:
+            raise SilenceWriteError(f"no silence {silence_id!r}")
+
+    return SilenceWrites(add=add, expire=expire)
+
+
+def _replayer(sources: PageSources) -> Replay:
+    assert sources.state is not None
+    path = sources.state.path
+
+    def replay(sink: str | None) -> ReplayOutcome:
+        said = io.StringIO()
+        try:
+            sent, left = replay_letters(sources.holder.current.config, path, said, sink=sink,
+                                        limit=REPLAYED_AT_ONCE)  # fmt: skip
+        except (DeadLetterFileError, SinkBuildError) as err:
+            return ReplayOutcome(0, 0, [str(err)])
+        return ReplayOutcome(sent, left, said.getvalue().splitlines())
+
+    return replay

@@ -1,0 +1,40 @@
+"""``type: discord``: a channel webhook (Execute Webhook): ``content`` of at most 2000
+characters, no mentions parsed (object text cannot ping ``@everyone``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.transport import Reply
+
+
+class DiscordSinkConfig(WebhookUrlConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["discord"]
+
+
+class DiscordShape:
+    integration = "discord"
+    capabilities = Capabilities(resolve=True, threads=False, update_in_place=False)
+
+    def __init__(self, template: ReceiverTemplate) -> None:
+        self._template = template
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        text = (
+            f"**{self._template.render('title', facts)}**\n{self._template.render('text', facts)}"
+        )
+        return Post({"content": cut(text, 2000), "allowed_mentions": {"parse": []}})
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_discord(config: DiscordSinkConfig) -> PostingSink:
+    return build_on_url(config, DiscordShape(chat_template(config.name, config.template)))

@@ -1,0 +1,48 @@
+"""``type: googlechat``: a space's incoming webhook; ``text`` (at most 4096 characters) in a
+thread per fingerprint (``thread.threadKey``, replying where the thread exists)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import WebhookUrlConfigBase, chat_template, cut, facts_of
+from notifier.sinks.http import http_transport
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.secrets import require_secret
+from notifier.sinks.transport import Reply
+
+REPLY_OPTION = "messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"
+
+
+class GoogleChatSinkConfig(WebhookUrlConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["googlechat"]
+
+
+class GoogleChatShape:
+    integration = "googlechat"
+    # Threads by key, kept by Google Chat: nothing to remember on our side (no ThreadStore).
+    capabilities = Capabilities(resolve=True, threads=True, update_in_place=False)
+
+    def __init__(self, template: ReceiverTemplate, url: str) -> None:
+        self._template = template
+        self._url = f"{url}{'&' if '?' in url else '?'}{REPLY_OPTION}"
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        text = f"*{self._template.render('title', facts)}*\n{self._template.render('text', facts)}"
+        thread = {"threadKey": notification.fingerprint or notification.id}
+        return Post({"text": cut(text, 4096), "thread": thread}, url=self._url)
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_googlechat(config: GoogleChatSinkConfig) -> PostingSink:
+    url = require_secret(config.name, "url", config.url, config.url_file)
+    transport = http_transport(config.name, config, url, pool_size=config.delivery.concurrency)
+    shape = GoogleChatShape(chat_template(config.name, config.template), url)
+    return PostingSink(config.name, shape, transport)

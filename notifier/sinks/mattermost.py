@@ -1,0 +1,43 @@
+"""``type: mattermost``: an incoming webhook; ``text`` (Markdown, at most 16383 characters)."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.transport import Reply
+
+
+class MattermostSinkConfig(WebhookUrlConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["mattermost"]
+    channel: str | None = None  # else the webhook's own
+    username: str = "kube-notifier"
+
+
+class MattermostShape:
+    integration = "mattermost"
+    capabilities = Capabilities(resolve=True, threads=False, update_in_place=False)
+
+    def __init__(self, template: ReceiverTemplate, channel: str | None, username: str) -> None:
+        self._template = template
+        self._where = {"username": username, **({"channel": channel} if channel else {})}
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        text = (
+            f"#### {self._template.render('title', facts)}\n{self._template.render('text', facts)}"
+        )
+        return Post({"text": cut(text, 16383), **self._where})
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_mattermost(config: MattermostSinkConfig) -> PostingSink:
+    template = chat_template(config.name, config.template)
+    return build_on_url(config, MattermostShape(template, config.channel, config.username))

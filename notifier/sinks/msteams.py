@@ -1,0 +1,57 @@
+"""``type: msteams``: a Teams Workflows webhook ("post to a channel when a webhook request is
+received"), given one Adaptive Card (version 1.4) per notification: title, text and facts."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.transport import Reply
+
+CARD_TYPE = "application/vnd.microsoft.card.adaptive"
+_COLOURS = {"critical": "Attention", "warning": "Warning"}
+
+
+class TeamsSinkConfig(WebhookUrlConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["msteams"]
+
+
+class TeamsShape:
+    integration = "msteams"
+    capabilities = Capabilities(resolve=True, threads=False, update_in_place=False)
+
+    def __init__(self, template: ReceiverTemplate) -> None:
+        self._template = template
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        colour = (
+            "Good" if notification.resolves else _COLOURS.get(str(facts.get("severity")), "Default")
+        )
+        body: list[dict[str, Any]] = [
+            {"type": "TextBlock", "text": cut(self._template.render("title", facts), 1000),
+             "weight": "Bolder", "size": "Medium", "wrap": True, "color": colour},
+            {"type": "TextBlock", "text": cut(self._template.render("text", facts), 10000) or "-",
+             "wrap": True},
+        ]  # fmt: skip
+        card = {
+            "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
+            "type": "AdaptiveCard",
+            "version": "1.4",
+            "body": body,
+        }
+        return Post(
+            {"type": "message", "attachments": [{"contentType": CARD_TYPE, "content": card}]}
+        )
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_msteams(config: TeamsSinkConfig) -> PostingSink:
+    return build_on_url(config, TeamsShape(chat_template(config.name, config.template)))

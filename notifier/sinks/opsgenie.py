@@ -1,0 +1,83 @@
+"""``type: opsgenie``: the Alert API; a firing creates an alert, its resolution closes it.
+
+Create: ``POST {api_url}/v2/alerts`` with ``message`` (at most 130),
+``alias`` = the fingerprint, ``description``, ``priority`` (P1-P5),
+``source``, ``entity``, ``tags`` and ``details``. Close: ``POST
+{api_url}/v2/alerts/{alias}/close?identifierType=alias`` with ``user``,
+``source`` and ``note``. The key goes in ``Authorization: GenieKey ...``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal, Self
+from urllib.parse import quote
+
+from pydantic import SecretStr, model_validator
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, facts_of, severity_of
+from notifier.sinks.http import http_transport
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.secrets import require_secret
+from notifier.sinks.settings import secret_pair
+from notifier.sinks.transport import Reply
+
+_PRIORITIES = {"critical": "P1", "warning": "P3", "info": "P5"}
+
+
+class OpsgenieSinkConfig(ChatSinkConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["opsgenie"]
+    api_key: SecretStr | None = None
+    api_key_file: str | None = None
+    api_url: str = "https://api.opsgenie.com"  # https://api.eu.opsgenie.com in the EU
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> Self:
+        secret_pair(self.api_key, self.api_key_file, "api_key", required=True)
+        return self
+
+
+class OpsgenieShape:
+    integration = "opsgenie"
+    capabilities = Capabilities(resolve=True, threads=False, update_in_place=True)
+
+    def __init__(self, api_url: str, template: ReceiverTemplate) -> None:
+        self._alerts = api_url.rstrip("/") + "/v2/alerts"
+        self._template = template
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        alias = cut(notification.fingerprint or notification.id, 512)
+        source = cut(f"kube-notifier/{facts.get('cluster') or 'kubernetes'}", 100)
+        if notification.resolves:
+            close = f"{self._alerts}/{quote(alias, safe='')}/close?identifierType=alias"
+            note = cut(self._template.render("title", facts), 25000)
+            return Post({"user": "kube-notifier", "source": source, "note": note}, url=close)
+        tags = [str(facts.get(name, "")) for name in ("kind", "namespace", "rule")]
+        entity = "/".join(str(facts.get(name, "")) for name in ("kind", "namespace", "name"))
+        return Post({
+            "message": cut(self._template.render("title", facts), 130),
+            "alias": alias,
+            "description": cut(self._template.render("text", facts), 15000),
+            "priority": severity_of(facts, _PRIORITIES, "P5"),
+            "source": source,
+            "entity": cut(entity, 512),
+            "tags": [cut(tag, 50) for tag in tags if tag],
+            "details": {"rule": notification.rule, "transition": str(facts.get("transition", ""))},
+        })  # fmt: skip
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_opsgenie(config: OpsgenieSinkConfig) -> PostingSink:
+    key = require_secret(config.name, "api_key", config.api_key, config.api_key_file)
+    shape = OpsgenieShape(config.api_url, chat_template(config.name, config.template))
+    url = config.api_url.rstrip("/") + "/v2/alerts"
+    transport = http_transport(
+        config.name, config, url, pool_size=config.delivery.concurrency, field="api_url"
+    )
+    return PostingSink(config.name, shape, transport, headers={"Authorization": f"GenieKey {key}"})

@@ -1,0 +1,85 @@
+"""``type: pagerduty``: Events API v2; a firing triggers, its resolution resolves (dedup_key).
+
+``dedup_key`` is the fingerprint (rule + object), so the resolution closes
+the incident its firing opened and a repeat adds to it. Documented shape:
+``routing_key`` (32 characters), ``event_action``, ``dedup_key`` (at most 255),
+and for a trigger ``payload`` with ``summary`` (at most 1024), ``source``,
+``severity`` (critical, error, warning, info) and ``custom_details``.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal, Self
+
+from pydantic import SecretStr, model_validator
+
+from notifier.notifications import MessageForm, Notification
+from notifier.sinks.base import Capabilities
+from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, facts_of, severity_of
+from notifier.sinks.http import http_transport
+from notifier.sinks.posting import Post, PostingSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.secrets import require_secret
+from notifier.sinks.settings import secret_pair
+from notifier.sinks.transport import Reply
+
+_SEVERITIES = {"critical": "critical", "warning": "warning", "info": "info"}
+
+
+class PagerDutySinkConfig(ChatSinkConfigBase):
+    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
+    type: Literal["pagerduty"]
+    routing_key: SecretStr | None = None  # the integration key of a service
+    routing_key_file: str | None = None
+    url: str = "https://events.pagerduty.com/v2/enqueue"
+
+    @model_validator(mode="after")
+    def _one_key_source(self) -> Self:
+        secret_pair(self.routing_key, self.routing_key_file, "routing_key", required=True)
+        return self
+
+
+class PagerDutyShape:
+    integration = "pagerduty"
+    capabilities = Capabilities(resolve=True, threads=False, update_in_place=True)
+
+    def __init__(self, routing_key: str, template: ReceiverTemplate) -> None:
+        self._key = routing_key
+        self._template = template
+
+    def post_for(self, notification: Notification, root: str | None) -> Post:
+        facts = facts_of(notification)
+        event = {
+            "routing_key": self._key,
+            "event_action": "resolve" if notification.resolves else "trigger",
+            "dedup_key": cut(notification.fingerprint or notification.id, 255),
+        }
+        if notification.resolves:
+            return Post(event)
+        payload = {
+            "summary": cut(self._template.render("title", facts), 1024),
+            "source": cut(
+                f"{facts.get('cluster') or 'kubernetes'}/{facts.get('namespace', '')}", 255
+            ),
+            "severity": severity_of(facts, _SEVERITIES, "info"),
+            "component": f"{facts.get('kind', '')}/{facts.get('name', '')}",
+            "group": str(facts.get("namespace", "")),
+            "class": str(facts.get("state") or facts.get("event", "")),
+            "custom_details": {
+                "text": self._template.render("text", facts),
+                "rule": notification.rule,
+            },
+        }
+        return Post({**event, "payload": payload, "client": "kube-notifier"})
+
+    def root_of(self, reply: Reply) -> str | None:
+        return None
+
+
+def build_pagerduty(config: PagerDutySinkConfig) -> PostingSink:
+    key = require_secret(config.name, "routing_key", config.routing_key, config.routing_key_file)
+    transport = http_transport(
+        config.name, config, config.url, pool_size=config.delivery.concurrency
+    )
+    shape = PagerDutyShape(key, chat_template(config.name, config.template))
+    return PostingSink(config.name, shape, transport)

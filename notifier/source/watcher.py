@@ -1,0 +1,73 @@
+"""One reflector on a supervised thread of its own, with a client of its own.
+
+An informer runs one per watched namespace; the rules and silences
+ConfigMaps and the namespaces' labels run one each. Stopping a watcher
+closes only its own streams (a watch blocked on a quiet stream would hold
+the stop up otherwise).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from notifier.objects import KubeObject
+from notifier.source.client import RawClient
+from notifier.source.listwatch import ListWatch
+from notifier.source.reflector import Reflector, ReflectorSettings, ReflectorStore
+from notifier.supervision import supervised
+
+T = TypeVar("T", bound=KubeObject)
+
+DEFAULT_SETTINGS = ReflectorSettings()
+
+
+class Watcher(Generic[T]):
+    def __init__(
+        self,
+        name: str,
+        list_watch: ListWatch[T],
+        store: ReflectorStore[T],
+        client: RawClient,
+        *,
+        settings: ReflectorSettings = DEFAULT_SETTINGS,
+        clock: Callable[[], float] | None = None,
+        family: str = "",
+    ) -> None:
+        self.name = name
+        self._client = client.sibling()
+        self.reflector = Reflector(
+            list_watch=list_watch,
+            store=store,
+            client=self._client,
+            settings=settings,
+            **({"clock": clock} if clock else {}),
+        )
+        self._stop = threading.Event()
+        body = supervised(name, functools.partial(self.reflector.run, self._stop), family=family)
+        self._thread = threading.Thread(target=body, name=name, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._client.close_streams()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def synced(self) -> threading.Event:
+        """Set once the first list was handed to the store."""
+        return self.reflector.synced
+
+    @property
+    def failing(self) -> bool:
+        """The watch cannot stay open (for readiness)."""
+        return self.reflector.failing
