@@ -39,10 +39,11 @@ from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
-from notifier.rules.ruleset import Evaluation, Outcome, Ruleset
+from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
 from notifier.rules.silences import Silence
 from notifier.sinks.building import sink_problems
+from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin, Transition
 
@@ -256,7 +257,9 @@ def _print_transition(transition: Transition, out: TextIO) -> None:
 
 def _print_matches(evaluation: Evaluation, out: TextIO) -> None:
     for rule in evaluation.routes:
-        print(f"Matched: {rule.name} -> {', '.join(rule.sinks) or '(no enabled sink)'}", file=out)
+        sinks = ", ".join(rule.sinks) or "(no enabled sink)"
+        wait = "" if rule.hold_for is None else f" (pending: tells only if it stays {_for(rule)})"
+        print(f"Matched: {rule.name} -> {sinks}{wait}", file=out)
     for rule in evaluation.muted:
         print(f"Matched but muted: {rule.name}", file=out)
     if evaluation.dropped_by is not None:
@@ -264,6 +267,10 @@ def _print_matches(evaluation: Evaluation, out: TextIO) -> None:
     if not (evaluation.routes or evaluation.muted or evaluation.dropped_by):
         reason = f" (suppressed: {evaluation.suppressed})" if evaluation.suppressed else ""
         print(f"No rule matched{reason}", file=out)
+
+
+def _for(rule: CompiledRule) -> str:
+    return format_duration(rule.hold_for or 0.0) + "; see rules timeline"
 
 
 def _print_explanation(

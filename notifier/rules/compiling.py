@@ -141,7 +141,7 @@ class _Compiler:
             thread_by_group=spec.thread_by == "group",
             enrich=tuple(spec.enrich),
             labels=tuple(sorted(spec.labels.items())),
-            hold_for=spec.match.hold_for,
+            hold_for=spec.match.hold_for or None,  # ``for: 0s``: no wait, as in Prometheus
             flapping=_flap_policy(spec),
             escalate=self._escalation(spec, path),
             remind_every=_reminders(spec, noise),

@@ -90,6 +90,13 @@ class FlappingSpec(_Spec):
     changes: int = Field(ge=2, le=1000)
     within: Duration
 
+    @field_validator("within")
+    @classmethod
+    def _some_time(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("'within' must be longer than 0s")
+        return value
+
 
 class EscalationSpec(_Spec):
     """Still firing ``after`` its notification (not resolved, not silenced): tell ``sinks`` too."""

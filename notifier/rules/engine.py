@@ -106,11 +106,12 @@ class RulesEngine:
         evaluation = ruleset.evaluate(transition, context)
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
-        followed = self._time.follow(transition, ruleset, evaluation.routes, decision, now)
+        followed = self._time.follow(transition, ruleset, evaluation, decision, now)
         evaluation = replace(evaluation, routes=followed.routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
-        flaps = tell_flaps(ruleset, followed.flaps, self._context, now, over=False)
-        decision.notifications.extend(flaps)
+        decision.notifications += tell_flaps(
+            ruleset, followed.flaps, self._context, now, over=False
+        )
         if not evaluation.routes and not followed.ended:
             return decision
         base = self._context(ruleset, transition)
@@ -170,10 +171,12 @@ class RulesEngine:
         """Timers come due (quieted as a transition would be now; a muted or flapping rule's
         not told), flapping that is over."""
         ruleset, told = self._rulesets(), Released()
-        with self._time.lock:
-            for timer, rule in self._time.due(ruleset, now):
-                sent = [] if rule is None else self._tell_timer(ruleset, rule, timer, now)
-                told = joined(told, Released(sent, timers=(timer,)))
+        for timer, rule in self._time.due(ruleset, now):
+            sent: list[Notification] = []
+            with self._time.lock:
+                if rule is not None and self._time.still_held(timer):
+                    sent = self._tell_timer(ruleset, rule, timer, now)
+            told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
         return joined(told, Released(over))
 

@@ -74,7 +74,7 @@ class Flap:
 
 
 @dataclass(frozen=True, slots=True)
-class Followed:
+class FlapOutcome:
     started: tuple[Flap, ...] = ()  # tell these now
     quiet: frozenset[str] = frozenset()  # rules flapping for this object: suppress them
 
@@ -86,7 +86,7 @@ class FlapDetector:
 
     def follow(
         self, transition: Transition, matched: Sequence[CompiledRule], now: float
-    ) -> Followed:
+    ) -> FlapOutcome:
         """Count ``transition`` for the object's records; ``matched`` flapping rules open one."""
         where = (transition.kind, transition.key)
         records = self._records.get(where, {})
@@ -94,7 +94,7 @@ class FlapDetector:
             if rule.flapping is not None and rule.name not in records:
                 records[rule.name] = _Record(rule.flapping, rule.to, transition)
         if not records:
-            return Followed()
+            return FlapOutcome()
         self._records[where] = records
         started = [
             _flap(name, record)
@@ -106,7 +106,7 @@ class FlapDetector:
         self._forget_quiet(where, now)
         metrics.FLAPPING_STARTED.inc(len(started))
         self._count()
-        return Followed(tuple(started), quiet)
+        return FlapOutcome(tuple(started), quiet)
 
     def flapping(self, rule: str, transition: Transition) -> bool:
         return ((transition.kind, transition.key), rule) in self._flapping

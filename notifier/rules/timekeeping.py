@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from notifier.kinds.registry import spec_of
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
-from notifier.rules.flapping import Flap, FlapDetector
+from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.resolving import Firing, Resolver
-from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
@@ -46,33 +46,31 @@ class TimeKeeper:
         self,
         transition: Transition,
         ruleset: Ruleset,
-        routes: tuple[CompiledRule, ...],
+        evaluation: Evaluation,
         decision: Decision,
         now: float,
     ) -> Followed:
-        """What ``transition`` means for the rules' time: see ``Followed``."""
+        """What ``transition`` means for the rules' time: see ``Followed``. A rule muted now
+        still starts its ``for:``: the window counts when the timer comes due."""
+        routes = evaluation.routes + tuple(rule for rule in evaluation.muted if rule.waits)
         with self.lock:
             escalated = self._timers_ended(transition, ruleset, decision)
-            for rule in routes:
-                if rule.waits and self._timers.start(
-                    rule, transition, entered(rule, transition), 0
-                ):
-                    wait = format_duration(rule.hold_for or 0.0)
-                    decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
+            self._start_waiting(transition, routes, decision)
             flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
             ended = self._resolver.resolved(transition)
-        for rule in routes:
-            if rule.name in flaps.quiet:
-                metrics.count_suppressed(SuppressReason.FLAPPING)
-                decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
+        _note_flapping(flaps, routes, decision)
         now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
-        for flap in flaps.started:
-            steady = format_duration(flap.within)
-            decision.suppressed.append(
-                (flap.rule, f"flapping: told once, quiet until steady {steady}")
-            )
         return Followed(now_routes, ended, flaps.started, escalated)
+
+    def _start_waiting(
+        self, transition: Transition, routes: tuple[CompiledRule, ...], decision: Decision
+    ) -> None:
+        for rule in routes:
+            since = entered(rule, transition)
+            if rule.waits and self._timers.start(rule, transition, since, FOR_STEP):
+                wait = format_duration(rule.hold_for or 0.0)
+                decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
 
     def _timers_ended(
         self, transition: Transition, ruleset: Ruleset, decision: Decision
@@ -84,16 +82,10 @@ class TimeKeeper:
                 metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
                 decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
             rule = ruleset.timed.get(timer.rule)
-            if (
-                timer.fired
-                and timer.step > 0
-                and rule is not None
-                and timer.step <= len(rule.escalate)
-            ):
-                escalated[timer.rule] = (
-                    *escalated.get(timer.rule, ()),
-                    *rule.escalate[timer.step - 1].sinks,
-                )
+            steps = rule.escalate if rule is not None else ()
+            if timer.fired and 0 < timer.step <= len(steps):
+                reached = (*escalated.get(timer.rule, ()), *steps[timer.step - 1].sinks)
+                escalated[timer.rule] = reached
         return escalated
 
     def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
@@ -109,10 +101,18 @@ class TimeKeeper:
     def due(self, ruleset: Ruleset, now: float) -> list[tuple[Timer, CompiledRule | None]]:
         """Timers come due, with the rule to tell them (None: it is muted or flaps: quiet).
 
-        The caller holds ``lock`` until it has told them."""
+        Tell each under ``lock``, and only if it is ``still_held``: a worker may have seen
+        its object leave since (the lock is not held across them all, so that a thousand
+        timers due at once do not stall the workers for as long as their messages take)."""
         if not self.open:
             return []
-        return [(t, self._telling(r, t, now)) for t, r in self._timers.due(ruleset.timed, now)]
+        with self.lock:
+            due = self._timers.due(ruleset.timed, now)
+            return [(timer, self._telling(rule, timer, now)) for timer, rule in due]
+
+    def still_held(self, timer: Timer) -> bool:
+        """Its object has not left the timer's states since it came due (call under ``lock``)."""
+        return self._timers.holds(timer)
 
     def _telling(self, rule: CompiledRule, timer: Timer, now: float) -> CompiledRule | None:
         if rule.muted(now):
@@ -132,6 +132,19 @@ class TimeKeeper:
         with self.lock:
             dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
         return min((due for due in dues if due is not None), default=None)
+
+
+def _note_flapping(
+    flaps: FlapOutcome, routes: tuple[CompiledRule, ...], decision: Decision
+) -> None:
+    """Say in ``decision`` which routes flapping keeps quiet, and what started flapping."""
+    for rule in routes:
+        if rule.name in flaps.quiet:
+            metrics.count_suppressed(SuppressReason.FLAPPING)
+            decision.suppressed.append((rule.name, SuppressReason.FLAPPING.value))
+    for flap in flaps.started:
+        steady = format_duration(flap.within)
+        decision.suppressed.append((flap.rule, f"flapping: told once, quiet until steady {steady}"))
 
 
 def entered(rule: CompiledRule, transition: Transition) -> float:

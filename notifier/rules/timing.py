@@ -7,8 +7,11 @@ the rule's ``to:`` states; leaving all of them first cancels it quietly
 (``suppressed{reason="pending_cancelled"}``). Moving from one of the rule's
 states to another keeps the timer and its ``since``. A timer that fired stays
 (``fired``) until the object leaves, so the object is told once per stay.
-``since`` is when the worker first saw the state (the entering transition's
-``observed_at``).
+``since`` is when the object entered the state: by its own timestamp where
+its kind keeps one (``KindSpec.entered_at``), else when the worker saw it.
+The same timers serve a rule's ``escalate`` steps (``step`` 1, 2, ...) and
+its reminders (``REMIND_STEP``, timed again after each), started when the
+rule tells (``since``: then) and held while the object stays.
 
 The timer carries one transition: the entering one's old side and the
 latest new side, so the message tells where the object came from and where
@@ -123,13 +126,12 @@ class Timers:
         """Time ``rule``'s ``step`` for ``transition``'s object, in its states from ``since``.
 
         False if that timer already runs (or has fired) for the object."""
-        timers = self._by_object.setdefault((transition.kind, transition.key), {})
         entering = replace(transition, changes=(), signals=frozenset())
         timer = Timer(rule.name, entering, rule.to, since, step=step)
         due = timer.due_under(rule)
-        if timer.name in timers or due is None:
+        if due is None or timer.name in self._by_object.get(timer.object_id, {}):
             return False
-        timers[timer.name] = timer
+        self._by_object.setdefault(timer.object_id, {})[timer.name] = timer
         self._push(timer, due)
         self._store.save(timer)
         self._count(step == FOR_STEP)
@@ -183,14 +185,14 @@ class Timers:
             if current is not None:
                 self._store.save(current)
 
+    def holds(self, timer: Timer) -> bool:
+        """``timer`` (or its next state: fired, reminded) is still kept: its object stayed."""
+        return timer.name in self._by_object.get(timer.object_id, {})
+
     def next_due(self, rules: Mapping[str, CompiledRule]) -> float | None:
         if rules is not self._rules:
             self._rebuild(rules)
         return self._heap[0][0] if self._heap else None
-
-    def pending(self) -> list[Timer]:
-        every = (t for timers in self._by_object.values() for t in timers.values())
-        return [t for t in every if t.step == FOR_STEP and not t.fired]
 
     def __len__(self) -> int:
         return sum(len(timers) for timers in self._by_object.values())

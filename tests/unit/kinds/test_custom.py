@@ -12,6 +12,9 @@ from notifier.config import ConfigError, read_config_text
 from notifier.kinds.registry import KINDS, share
 from notifier.kinds.sharing import Sharing
 from notifier.objects import Kind
+from notifier.rules.compiling import RulesSource, compile_ruleset
+from notifier.rules.config import RuleSpec
+from notifier.rules.engine import RulesEngine
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Origin
@@ -137,3 +140,19 @@ rules:
         in report
     )
     assert "rules[1].match.kinds[0]: unknown kind 'Gizmo'" in report
+
+
+def test_a_custom_resource_state_held_for_its_for_is_told_once() -> None:
+    rule = {"name": "cert-down", "sinks": ["console"],
+            "match": {"kinds": ["Certificate"], "to": ["NotReady"], "for": "1h"}}  # fmt: skip
+    specs = [(0, RuleSpec.model_validate(rule))]
+    compiled = compile_ruleset(RulesSource(specs, sinks={"console": True}, kinds=DECLARED))
+    engine = RulesEngine(lambda: compiled, clock=lambda: 0.0)
+    ready = _object("Certificate", status={"conditions": [_condition("Ready", "True")]})
+    failing = _object("Certificate", status={"conditions": [_condition("Ready", "False", "X")]})
+    went = detect(ready, failing, origin=Origin.LIVE, observed_at=100.0, correlation_id="c")
+    assert went is not None
+    assert engine.decide(went, now=100.0).notifications == []
+    assert engine.tick(100.0 + 3599).notifications == []
+    [told] = engine.tick(100.0 + 3600).notifications
+    assert "Certificate shop/web" in told.message.text and "for 1h" in told.message.text

@@ -85,3 +85,13 @@ def test_a_bad_state_says_which(tmp_path: Path, capsys: pytest.CaptureFixture[st
     broken.write_text("kind: Nothing\n")
     assert main(["rules", "timeline", str(config), f"{broken}@0s"]) == 1
     assert f"error: {broken}: expected an object" in capsys.readouterr().out
+
+
+def test_rules_test_says_a_for_rule_only_starts_pending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(CONFIG))
+    assert main(["rules", "test", str(config), "--old", str(COMPLETE), "--new", str(ROLLING)]) == 0
+    out = capsys.readouterr().out
+    assert "Matched: stuck -> chat (pending: tells only if it stays 15m; see rules timeline)" in out

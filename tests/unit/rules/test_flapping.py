@@ -96,3 +96,8 @@ def test_a_deleted_flapping_object_is_resolved_once_steady() -> None:
     gone = replace(_recovered(NOW + 5), new=None)
     engine.process(gone)
     assert len(engine.tick(NOW + 5 + WITHIN).notifications) == 1
+
+
+def test_flapping_needs_a_window() -> None:
+    with pytest.raises(ValueError, match="'within' must be longer than 0s"):
+        ruleset([{**RULE, "flapping": {"changes": 4, "within": "0s"}}])

@@ -8,10 +8,14 @@ from typing import Any
 import pytest
 
 from notifier.rules import metrics
+from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
 from notifier.rules.errors import RulesError
+from notifier.rules.probing import EvalContext, default_owner_of, no_namespace_labels
+from notifier.rules.resolving import Resolver
 from notifier.rules.ruleset import Ruleset
 from notifier.rules.silences import Silence, SilenceBook, parse_matchers
+from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import Timer
 from notifier.transitions.model import Origin, Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
@@ -294,3 +298,32 @@ def test_an_object_already_in_the_state_at_start_is_timed_and_others_stay_quiet(
     assert engine.decide(listed).notifications == []  # the first start stays quiet
     [told] = engine.tick(NOW + FIVE_MINUTES).notifications  # but its level is timed
     assert told.rule == "stays-crashing"
+
+
+def test_a_mute_window_counts_when_it_comes_due_not_when_it_starts() -> None:
+    window = {"start": "2024-05-01T10:00:00Z", "end": "2024-05-01T10:08:00Z"}  # until NOW + 80s
+    compiled = ruleset([{**RULE, "mute": ["w"]}], mute_windows={"w": [window]})
+    engine = RulesEngine(lambda: compiled, clock=lambda: NOW)
+    assert engine.decide(_entered()).muted == ("stays-crashing",)
+    assert len(engine.tick(NOW + FIVE_MINUTES).notifications) == 1
+
+
+def test_for_zero_tells_at_once_as_prometheus_does() -> None:
+    engine = _engine([{**RULE, "match": {**RULE["match"], "for": "0s"}}])
+    assert len(engine.process(_entered())) == 1
+
+
+def test_a_timer_whose_object_left_after_it_came_due_is_not_told() -> None:
+    compiled = ruleset([RULE])
+    keeper = TimeKeeper(None, Resolver())
+    entered = _entered()
+    keeper.follow(entered, compiled, compiled.evaluate(entered, _context()), Decision(()), NOW)
+    [(timer, rule)] = keeper.due(compiled, NOW + FIVE_MINUTES)
+    assert rule is not None and keeper.still_held(timer)
+    left = _recovered(NOW + FIVE_MINUTES)  # a worker, between the clock's due and its telling
+    keeper.follow(left, compiled, compiled.evaluate(left, _context()), Decision(()), NOW)
+    assert not keeper.still_held(timer)
+
+
+def _context() -> EvalContext:
+    return EvalContext(NOW, no_namespace_labels, default_owner_of)
