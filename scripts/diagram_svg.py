@@ -114,8 +114,9 @@ def _gaps(diagram: Diagram, rows: list[list[Box]]) -> list[float]:
 
 def _x_between(upper: Place, lower: Place) -> tuple[float, float]:
     """Where an arrow leaves ``upper`` and enters ``lower``."""
-    if (upper.x, upper.w) == (lower.x, lower.w):
-        return upper.x + min(SPINE, upper.w / 2), upper.x + min(SPINE, lower.w / 2)
+    if upper.x == lower.x:  # both start at the left edge: the arrow runs down the spine
+        x = upper.x + min(SPINE, upper.w / 2, lower.w / 2)
+        return x, x
     narrow, wide = sorted((upper, lower), key=lambda place: place.w)
     if wide.x <= narrow.centre <= wide.x + wide.w:
         return narrow.centre, narrow.centre

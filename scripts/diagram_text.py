@@ -5,8 +5,9 @@ The format, one statement a line (``#`` starts a comment line)::
     title: The words an image reader is given (the SVG's title and the alt text)
     box ID [external] [narrow]: Optional title
       a body line
-      term | a body line with a bold term in its own column
+      term | a body line with a bold term (one word) in its own column
            | a continuation of the term's text
+      a line | with a bar after more than one word is plain text
     arrow ID[, ID...] -> ID[, ID...][: label]
       more label lines
     row ID ID ...
@@ -30,6 +31,7 @@ _IDS = rf"{_ID}(?:, {_ID})*"
 _ARROW = re.compile(rf"^arrow (?P<tails>{_IDS}) -> (?P<heads>{_IDS})(?::(?P<label>.*))?$")
 _ROW = re.compile(rf"^row (?P<ids>{_ID}(?: {_ID})+)$")
 _TITLE = re.compile(r"^title: (?P<title>\S.*)$")
+_TERM = re.compile(r"^(?P<term>\S*)\s*\| (?P<text>.*)$")  # a term is one word; none: a continuation
 INDENT = "  "
 
 
@@ -49,7 +51,6 @@ class Box:
     title: str
     styles: frozenset[str]
     lines: list[Line] = field(default_factory=list)
-    has_terms: bool = False
 
 
 @dataclass
@@ -129,9 +130,10 @@ def _continue(target: Box | Arrow | None, line: str, where: str) -> None:
     if isinstance(target, Arrow):
         target.label.append(line.strip())
     elif isinstance(target, Box):
-        term, bar, rest = line.partition("|")
-        target.lines.append(Line(term.strip(), rest.strip()) if bar else Line(None, line.rstrip()))
-        target.has_terms = target.has_terms or bool(bar)
+        if match := _TERM.match(line):
+            target.lines.append(Line(match["term"], match["text"].strip()))
+        else:
+            target.lines.append(Line(None, line.rstrip()))
     else:
         raise DiagramError(f"{where}: an indented line belongs under a box or an arrow")
 

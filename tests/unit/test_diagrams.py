@@ -14,7 +14,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def test_every_svg_is_drawn_from_its_description() -> None:
-    assert names() == ["data-flow", "fleet"]
+    assert names() == ["data-flow", "delivery", "fleet"]
     for name in names():
         drawn = (IMAGES / f"{name}.svg").read_text(encoding="utf-8")
         assert drawn == svg(name), f"{name}.svg is stale: python -m scripts.diagrams"
@@ -36,9 +36,23 @@ def test_the_data_flow_names_every_stage_in_order() -> None:
     assert len(arrows) == 5
 
 
+def test_a_term_is_one_word_before_a_bar() -> None:
+    box = parse(
+        "title: t\nbox a:\n  notifier/rules | pure\n                 | more\n  list | replay x\n"
+        "  dead-letters list | replay\n",
+        "d.txt",
+    ).boxes["a"]
+    assert [(line.term, line.text) for line in box.lines] == [
+        ("notifier/rules", "pure"),
+        ("", "more"),
+        ("list", "replay x"),
+        (None, "dead-letters list | replay"),
+    ]
+
+
 HOSTILE = """title: a <b>"quoted"</b> & 'odd' title
 box a: <script>alert(1)</script>
-  term & co | x < y > z\x07, and a line long enough for the label
+  term&co | x < y > z\x07, and a line long enough for the label
 arrow a -> b: ]]> <!-- not a comment -->
 box b external narrow: b
 """
@@ -53,7 +67,7 @@ def test_text_is_escaped_and_the_svg_is_well_formed() -> None:
         "<script>alert(1)</script>" in texts
         and "x < y > z, and a line long enough for the label" in texts
     )
-    assert "]]> <!-- not a comment -->" in texts
+    assert "]]> <!-- not a comment -->" in texts and "term&co" in texts
     assert root.get("aria-label") == """a <b>"quoted"</b> & 'odd' title"""
 
 
