@@ -3,10 +3,12 @@
 Starts etcd, kube-apiserver, controller-manager, scheduler and kwok on
 127.0.0.1, a webhook receiver that prints what it gets, and
 ``kube-notifier run --config config.example.yaml``; then plays a scenario
-and prints a summary from /metrics. It exits 1 if a message arrived about
-an object the scenario did not touch (a false alarm: the fake nodes' Leases
-are kept renewed by kwok so none turns Unknown). Ctrl-C stops every process
-it started.
+and prints a summary from /metrics (scripts/demo_scenario.py: each step waits
+for what it causes, and the scenario ends once its messages have arrived). It
+exits 1 if one of them never arrives, or if a message arrived about an object
+the scenario did not touch (a false alarm: the fake nodes' Leases are kept
+renewed by kwok so none turns Unknown); tests/integration/test_demo.py runs
+it. Ctrl-C stops every process it started.
 """
 
 from __future__ import annotations
@@ -23,19 +25,13 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from scripts.demo_scenario import SCENARIO_NAMESPACES, Scenario, ScenarioError, say
 from tests.controlplane.cluster import ControlPlane
 from tests.controlplane.processes import free_port
-from tests.integration.kube import Kube, in_parallel
+from tests.integration.kube import Kube
 from tests.support.webhook_server import ReceivedRequest, Reply, WebhookServer
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def say(text: str) -> None:
-    print(f"\n\033[1m== {text}\033[0m", flush=True)
-
-
-SCENARIO_NAMESPACES = frozenset({"demo", "batch"})
 
 
 class PrintingReceiver(WebhookServer):
@@ -59,67 +55,6 @@ def _namespaces(body: dict[str, Any]) -> set[str]:
     """The namespaces a webhook message is about ("" for a cluster-scoped object)."""
     items = body.get("items") or [body.get("object") or {}]
     return {str(item.get("namespace") or "") for item in items if isinstance(item, dict)}
-
-
-def _deployment(name: str, image: str, replicas: int, stage: str | None = None) -> dict[str, Any]:
-    labels = {"app": name}
-    pod_labels = {**labels, **({"kube-notifier.test/stage": stage} if stage else {})}
-    return {
-        "metadata": {"name": name},
-        "spec": {
-            "replicas": replicas,
-            "progressDeadlineSeconds": 15,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": pod_labels},
-                "spec": {"containers": [{"name": name, "image": image}]},
-            },
-        },
-    }
-
-
-def scenario(kube: Kube) -> None:
-    ns = "demo"
-    kube.core.create_namespace({"metadata": {"name": ns}})
-    say("a Deployment rolls out (2 replicas)")
-    kube.apps.create_namespaced_deployment(ns, _deployment("web", "nginx:1.27", 2))
-    time.sleep(4)
-    say("...then rolls to an image that cannot be pulled (stuck after 15 s)")
-    kube.apps.patch_namespaced_deployment(
-        "web", ns, _deployment("web", "registry.invalid/web:broken", 2, "image-pull")
-    )
-    say("a Pod that crash-loops and one that is OOMKilled")
-    kube.create_pod(
-        ns,
-        "worker-crashy",
-        {"app": "worker", "kube-notifier.test/stage": "crashloop"},
-        schedule=True,
-    )
-    kube.create_pod(
-        ns, "worker-hungry", {"app": "worker", "kube-notifier.test/stage": "oomkill"}, schedule=True
-    )
-    say("a Service created, changed and deleted")
-    kube.core.create_namespaced_service(
-        ns,
-        {
-            "metadata": {"name": "web"},
-            "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80}]},
-        },
-    )
-    time.sleep(1)
-    kube.core.patch_namespaced_service("web", ns, {"spec": {"type": "NodePort"}})
-    time.sleep(1)
-    kube.core.delete_namespaced_service("web", ns)
-    say("50 pods fail at once in namespace 'batch' (one digest, not 50 messages)")
-    kube.core.create_namespace({"metadata": {"name": "batch"}})
-    in_parallel(
-        lambda i: kube.create_pod(
-            "batch", f"job-{i:02d}", {"kube-notifier.test/stage": "fail"}, schedule=True
-        ),
-        range(50),
-    )
-    say("waiting for the rollout to get stuck and the digest to go out (~40 s)")
-    time.sleep(40)
 
 
 def summary(port: int) -> None:
@@ -170,13 +105,17 @@ def main() -> int:
                 "text",
                 "--log-level",
                 "warning",
+                "--debug-decisions",  # the scenario waits on what the service decided
             ],
             env=env,
         )
         _wait_ready(port, service)
-        scenario(Kube(plane))
+        Scenario(Kube(plane), receiver, port).play()
         summary(port)
         return _no_strays(receiver)
+    except ScenarioError as exc:
+        say(f"the scenario did not play out: {exc}")
+        return 1
     except KeyboardInterrupt:
         say("interrupted: stopping everything")
         return 130

@@ -1,6 +1,6 @@
 """Delivery: notifications to sinks, in order per object, retried, paced, durable.
 
-See ``docs/delivery.md`` for the whole story.
+See ``docs/delivery.md`` for what it promises and ``docs/delivery-internals.md`` for the code.
 """
 
 from notifier.delivery.building import build_delivery
