@@ -34,6 +34,7 @@ from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
 from notifier.delivery.credentials import CredentialChecks
+from notifier.dispatch.stage import RoutingStage, Ticker, both
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
@@ -47,32 +48,31 @@ from notifier.service import health
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
 from notifier.service.configmap import ConfigMapReloader
 from notifier.service.enrichment import build_enricher, enrichment_stager
-from notifier.service.firing import DurableFirings
 from notifier.service.heap import keep_large_buffers_out_of_the_heap
-from notifier.service.held import DurableHolding
-from notifier.service.kube import KubeAccessError, check_access, cluster_access
 from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.page import PageSources, page_parts, rule_targets, told_before
 from notifier.service.reloading import FileReloader, report
-from notifier.service.seen import DurableSeen, log_baseline
 from notifier.service.settling import Settling
 from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
-from notifier.service.stage import RoutingStage, Ticker, both
-from notifier.service.timers import DurableTimers
 from notifier.service.watch_changes import WatchChanges
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import MemoryThreads, ThreadStore
+from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
+from notifier.source.access import KubeAccessError, check_access, cluster_access
 from notifier.source.client import RawClient
 from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
 from notifier.source.informer_set import InformerSet
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateConfig, StateStore, StateUnavailableError
+from notifier.state.durable.firings import DurableFirings
+from notifier.state.durable.holding import DurableHolding
+from notifier.state.durable.known_objects import DurableSeen, log_baseline
+from notifier.state.durable.timers import DurableTimers
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
