@@ -52,7 +52,9 @@ class WatchedConfigMap:
         self.name = f"{label} {namespace}/{name}"
         self._apply = apply
         list_watch = config_map_by_name(label, namespace, name)
-        self._watcher = Watcher(self.name, list_watch, self, client, settings=settings)
+        self._watcher = Watcher(
+            self.name, list_watch, self, client, settings=settings, family="configmap-watch"
+        )
 
     @property
     def synced(self) -> threading.Event:

@@ -32,7 +32,9 @@ class NamespaceLabels:
         self, client: RawClient, *, settings: ReflectorSettings = DEFAULT_SETTINGS
     ) -> None:
         self._labels: dict[str, dict[str, str]] = {}
-        self._watcher = Watcher("namespaces", NAMESPACES, self, client, settings=settings)
+        self._watcher = Watcher(
+            "namespaces", NAMESPACES, self, client, settings=settings, family="namespace-watch"
+        )
 
     def __call__(self, namespace: str) -> Mapping[str, str] | None:
         """The labels of ``namespace``, or None when it is unknown (the rules' lookup)."""

@@ -34,7 +34,7 @@ class Watcher(Generic[T]):
         *,
         settings: ReflectorSettings = DEFAULT_SETTINGS,
         clock: Callable[[], float] | None = None,
-        family: str = "",
+        family: str = "watch",
     ) -> None:
         self.name = name
         self._client = client.sibling()

@@ -44,9 +44,9 @@ def test_a_decision_in_words() -> None:
 
 def test_the_ring_keeps_no_large_value_of_an_object() -> None:
     """Ten thousand records of an annotation churned with 200 KB values would hold 4 GB."""
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
-    from notifier.kinds.diffing import Change  # noqa: PLC0415
+    from notifier.kinds.diffing import Change
 
     huge = "x" * 200_000
     transition = replace(crashloop(), changes=(Change("metadata.annotations.note", huge, huge),))
