@@ -37,6 +37,7 @@ from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
+from notifier.origin import Origin
 from notifier.rules.previewing import preview
 from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
@@ -45,7 +46,7 @@ from notifier.rules.silences import Silence
 from notifier.sinks.building import sink_problems
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 
 
 def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

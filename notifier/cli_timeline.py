@@ -26,13 +26,14 @@ from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import Notification
 from notifier.objects import KubeObject, key_of, kind_of
+from notifier.origin import Origin
 from notifier.rules.durations import parse_duration
 from notifier.rules.engine import RulesEngine
 from notifier.rules.facts import parse_time
 from notifier.rules.ruleset import Ruleset
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 
 _MAX_TICKS = 10_000  # a clock that keeps finding work is cut short, not looped on
 

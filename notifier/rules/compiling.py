@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import ALL_FORMS, MessageForm
 from notifier.objects import Kind
+from notifier.origin import Origin
 from notifier.rules.config import (
     Action,
     DefaultsSpec,
@@ -34,7 +35,6 @@ from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.templating.compiling import CompiledTemplate
-from notifier.transitions.model import Origin
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from notifier.notifications import Notification
+from notifier.origin import Origin
 from notifier.rules import metrics
 from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
@@ -54,7 +55,7 @@ from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
 from notifier.templating.rendering import render_message
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 
 Clock = Callable[[], float]
 log = logging.getLogger("notifier.rules")

@@ -11,11 +11,11 @@ from __future__ import annotations
 import re
 
 from notifier.kinds.registry import KINDS, Kinds
+from notifier.origin import Origin
 from notifier.rules.config import InhibitSpec
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.inhibiting import EQUAL_KEYS, CompiledInhibition
 from notifier.rules.predicates import MatchCompiler
-from notifier.transitions.model import Origin
 
 _LABEL_KEY = re.compile(r"^label:[A-Za-z0-9./_-]{1,316}$")
 _EVERY_ORIGIN = frozenset(Origin)

@@ -11,7 +11,8 @@ import hashlib
 from collections.abc import Sequence
 
 from notifier.notifications import ContextRequest, Facts, Message, Notification
-from notifier.transitions.model import Origin, Transition
+from notifier.origin import Origin
+from notifier.transitions.model import Transition
 
 
 def digest_id(*parts: str) -> str:

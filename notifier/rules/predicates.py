@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
+from notifier.origin import Origin
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.matching import (
@@ -36,7 +37,6 @@ from notifier.rules.matching import (
 )
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
-from notifier.transitions.model import Origin
 
 
 class MatchCompiler:

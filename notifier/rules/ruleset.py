@@ -27,6 +27,7 @@ from enum import StrEnum
 
 from notifier.notifications import ContextPart, MessageForm
 from notifier.objects import Kind
+from notifier.origin import Origin
 from notifier.rules.config import Action
 from notifier.rules.inhibiting import CompiledInhibition
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
@@ -35,7 +36,7 @@ from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
 from notifier.templating.compiling import CompiledTemplate
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
 

@@ -8,7 +8,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from notifier.objects import Kind, KubeObject, ObjectKey
-from notifier.transitions.model import Origin
+from notifier.origin import Origin
 
 
 class DeltaType(StrEnum):

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
+from notifier.origin import Origin
 from notifier.source import metrics
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
@@ -22,7 +23,6 @@ from notifier.source.resources import Resource, resource_for
 from notifier.source.store import Store
 from notifier.source.watcher import DEFAULT_SETTINGS, Watcher
 from notifier.supervision import supervised
-from notifier.transitions.model import Origin
 
 
 class Informer:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, DeltaHandler, DeltaType
 from notifier.source.store import Store
 from notifier.source.trimming import trim
-from notifier.transitions.model import Origin
 
 # The object a saved state holds for a key (a restart's ``Known``), if any.
 SavedLookup = Callable[[ObjectKey], "KubeObject | None"]

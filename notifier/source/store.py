@@ -6,8 +6,8 @@ import threading
 from collections.abc import Iterable
 
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, diff_relist
-from notifier.transitions.model import Origin
 
 
 class Store:

@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from notifier.kinds.diffing import Change
 from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.origin import Origin
 
 __all__ = ["Change", "EventType", "Origin", "Transition"]
 
@@ -26,16 +27,6 @@ class EventType(StrEnum):
     ADDED = "added"
     UPDATED = "updated"
     DELETED = "deleted"
-
-
-class Origin(StrEnum):
-    """Why the worker saw this object; rules stay quiet on all but LIVE by default."""
-
-    LIVE = "live"  # a watch event
-    INITIAL_LIST = "initial_list"  # the first list after start: the world as it already was
-    RESYNC = "resync"  # a periodic replay of the cache, nothing changed
-    RELIST = "relist"  # a relist after 410 Gone found this difference
-    CATCH_UP = "catch_up"  # changed while this process was down (compared with durable state)
 
 
 @dataclass(frozen=True, slots=True)

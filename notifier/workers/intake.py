@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 
 from notifier.objects import Kind, ObjectKey
+from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.deltas import Delta
-from notifier.transitions.model import Origin
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
 from notifier.workers.pending import Pending

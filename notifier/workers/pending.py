@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass
 
 from notifier.objects import KubeObject
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, DeltaType
-from notifier.transitions.model import Origin
 
 # Strongest first: a live change outranks a relist's, and both outrank a replay.
 _PRECEDENCE = (Origin.LIVE, Origin.RELIST, Origin.CATCH_UP, Origin.INITIAL_LIST, Origin.RESYNC)

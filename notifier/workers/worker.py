@@ -18,11 +18,12 @@ from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from notifier.objects import Kind, KubeObject
+from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.store import Store
 from notifier.supervision import supervised
 from notifier.transitions.detecting import detect, detect_all
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known

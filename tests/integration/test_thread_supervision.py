@@ -8,12 +8,12 @@ import pytest
 from prometheus_client import REGISTRY
 
 from notifier.objects import Kind
+from notifier.origin import Origin
 from notifier.service.health import _threads
 from notifier.source.client import RawClient
 from notifier.source.deltas import Delta
 from notifier.source.informer import Informer
 from notifier.supervision import forget_crashes
-from notifier.transitions.model import Origin
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import cluster_access
 from tests.integration.kube import Kube

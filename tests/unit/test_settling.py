@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from notifier.objects import Kind, KubeObject
+from notifier.origin import Origin
 from notifier.service.settling import Settings, Settling
 from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
-from notifier.transitions.model import Origin
 from notifier.workers.intake import Intake
 from notifier.workers.known import Known
 from tests.unit.workers.test_intake import WEB, WEB_KEY, _delta, _pod, _queue

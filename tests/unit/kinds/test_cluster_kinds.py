@@ -10,9 +10,10 @@ from notifier.kinds.hpa import HorizontalPodAutoscaler
 from notifier.kinds.node import Node
 from notifier.kinds.pvc import PersistentVolumeClaim
 from notifier.objects import KubeObject
+from notifier.origin import Origin
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 from notifier.transitions.states import states_of
 
 

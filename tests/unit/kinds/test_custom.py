@@ -12,12 +12,12 @@ from notifier.config import ConfigError, read_config_text
 from notifier.kinds.registry import KINDS, share
 from notifier.kinds.sharing import Sharing
 from notifier.objects import Kind
+from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import RuleSpec
 from notifier.rules.engine import RulesEngine
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
-from notifier.transitions.model import Origin
 from notifier.transitions.states import states_of
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "docs" / "examples" / "custom-resources.yaml"

@@ -7,9 +7,9 @@ from typing import Any
 import msgspec
 
 from notifier.kinds.event import Event
+from notifier.origin import Origin
 from notifier.rules.facts import single_context
 from notifier.transitions.detecting import detect
-from notifier.transitions.model import Origin
 from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of
 

@@ -10,6 +10,7 @@ import msgspec
 from notifier.kinds.registry import KINDS
 from notifier.notifications import MessageForm
 from notifier.objects import Kind, KubeObject, key_of, kind_of
+from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import (
     DefaultsSpec,
@@ -19,7 +20,7 @@ from notifier.rules.config import (
     TemplateSpec,
 )
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Change, EventType, Origin, Transition
+from notifier.transitions.model import Change, EventType, Transition
 
 NOW = 1_714_558_000.0  # 2024-05-01T10:06:40Z
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from prometheus_client import REGISTRY
 
+from notifier.origin import Origin
 from notifier.rules.engine import RulesEngine
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Origin
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset, transition
 
 

@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
+from notifier.origin import Origin
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.probing import EvalContext
-from notifier.transitions.model import Change, Origin, Transition
+from notifier.transitions.model import Change, Transition
 from tests.unit.rules.builders import (
     DEPLOYMENT_JSON,
     NOW,

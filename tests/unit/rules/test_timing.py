@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from notifier.origin import Origin
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
@@ -17,7 +18,7 @@ from notifier.rules.ruleset import Ruleset
 from notifier.rules.silences import Silence, SilenceBook, parse_matchers
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import Timer
-from notifier.transitions.model import Origin, Transition
+from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
 
 FIVE_MINUTES = 300.0

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from notifier.kinds.pod import Pod
 from notifier.kinds.service import Service
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, DeltaType, diff_relist
-from notifier.transitions.model import Origin
 
 
 def _pod(name: str, *, uid: str, version: str, label: str = "v1") -> Pod:

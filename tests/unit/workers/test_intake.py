@@ -10,10 +10,11 @@ import msgspec
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.pod import Pod
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.deltas import Delta, DeltaType
 from notifier.source.store import Store
-from notifier.transitions.model import EventType, Origin, Transition
+from notifier.transitions.model import EventType, Transition
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known

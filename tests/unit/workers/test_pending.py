@@ -7,8 +7,8 @@ import pytest
 
 from notifier.kinds.pod import Pod
 from notifier.objects import Kind, ObjectKey
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, DeltaType
-from notifier.transitions.model import Origin
 from notifier.workers.pending import Pending
 
 KEY = ObjectKey("shop/web-7d4b9c6f5d-x2x9k")

@@ -13,8 +13,9 @@ import msgspec
 
 from notifier.kinds.pod import Pod
 from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.origin import Origin
 from notifier.source.deltas import Delta, DeltaType
-from notifier.transitions.model import EventType, Origin, Transition
+from notifier.transitions.model import EventType, Transition
 from notifier.workers.pending import Pending
 from notifier.workers.worker import transitions_for
 
