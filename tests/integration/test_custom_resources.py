@@ -23,6 +23,7 @@ from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import pipeline
 from tests.integration.kube import Kube
 from tests.integration.service import ServiceProcess
+from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
 
@@ -148,3 +149,64 @@ def _health(service: ServiceProcess) -> tuple[int, int]:
         return service.get("/healthz")[0], service.get("/readyz")[0]
     except OSError:  # not listening yet
         return 0, 0
+
+
+RELOADED = """
+watch:
+  namespaces: [{ns}]
+  kinds: [Pod]
+  resources:
+    - {{kind: {kind}, group: {group}, version: v1, resource: {plural},
+       states: {{Ready: {{condition: Ready}}, {down}: {{condition: Ready, status: "False"}}}}}}
+sinks: [{{name: hook, type: webhook, url: '{url}'}}]
+rules:
+  - {{name: gadgets-down, match: {{kinds: [{kind}], to: [{told}]}}, sinks: [hook]}}
+"""
+
+
+def _ready(custom: client.CustomObjectsApi, ns: str, plural: str, status: str) -> None:
+    conditions = [{"type": "Ready", "status": status, "reason": f"Was{status}"}]
+    custom.patch_namespaced_custom_object_status(
+        GROUP, "v1", ns, plural, "g1", {"status": {"conditions": conditions}}
+    )
+
+
+def test_a_refused_reload_of_a_resources_states_changes_nothing_an_accepted_one_applies(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    """The refused file renames a state its rule still names: refused, and what is told is
+    as before; the accepted one renames both: the resource is listed afresh, quietly, and
+    its next fall is told under the new name."""
+    suffix = uuid.uuid4().hex[:6]
+    plural, kind = f"widgets{suffix}", f"Widget{suffix.upper()}"
+    kube = Kube(control_plane)
+    control_plane.kubectl_apply(_crd(plural, kind))
+    ns = kube.namespace("crreload")
+    custom = client.CustomObjectsApi(kube.api)
+    _wait_served(custom, ns, plural)
+    body = {"apiVersion": f"{GROUP}/v1", "kind": kind, "metadata": {"name": "g1"}}
+    custom.create_namespaced_custom_object(GROUP, "v1", ns, plural, body)
+    _ready(custom, ns, plural, "True")
+    path = tmp_path / "config.yaml"
+
+    def write(down: str, told: str) -> None:
+        path.write_text(RELOADED.format(ns=ns, kind=kind, group=GROUP, plural=plural,
+                                        down=down, told=told, url=receiver.url))  # fmt: skip
+
+    write("NotReady", "NotReady")
+    service = ServiceProcess(path, control_plane.kubeconfig, tmp_path / "state.db").start()
+    try:
+        service.wait_ready()
+        write("Unready", "NotReady")  # the rule names a state the file no longer declares
+        service.wait_for_output(lambda log: "rejected" in log, 30)
+        _ready(custom, ns, plural, "False")
+        receiver.wait_for(lambda _: len(receiver.received()) == 1, timeout=30)
+        write("Unready", "Unready")
+        service.wait_for_output(lambda log: f"first list acted on: {kind}" in log, 30)
+        _ready(custom, ns, plural, "True")
+        _ready(custom, ns, plural, "False")
+        receiver.wait_for(lambda _: len(receiver.received()) == 2, timeout=30)
+    finally:
+        assert service.stop() == 0, service.output()
+    entered = [r.json()["transition"]["entered"] for r in receiver.received()]
+    assert "NotReady" in entered[0] and "Unready" in entered[1], entered
