@@ -53,6 +53,7 @@ from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
+from notifier.rules.waiting import OpenGroup, PendingTimer, groups_of, pending_of
 from notifier.templating.rendering import render_message
 from notifier.transitions.model import Origin, Transition
 
@@ -234,6 +235,14 @@ class RulesEngine:
         timers = self._time.next_due(self._rulesets())
         dues = [due for due in (timers, self._noise.next_due()) if due is not None]
         return min(dues, default=None)
+
+    def pending(self) -> list[PendingTimer]:
+        """The ``for:`` timers waiting now, read for the page (``rules/waiting.py``)."""
+        return pending_of(self._time.pending(), self._rulesets().timed)
+
+    def open_groups(self) -> list[OpenGroup]:
+        """The groups holding members now, read for the page."""
+        return groups_of(self._noise.open_groups(), lambda item: item.transition)
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
         owner = safely(self._owner_of, transition.obj)

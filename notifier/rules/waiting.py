@@ -1,0 +1,81 @@
+"""What the rules hold back for later, as the page reads it: pending ``for:`` timers, open groups.
+
+A snapshot of frozen values: the timers and the groups' members are copied
+in one pass under the timekeeper's and noise control's locks (no rendering,
+no rules evaluated), and described here, outside them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from notifier.rules.noise.grouping import GroupLabels, GroupState
+from notifier.rules.ruleset import CompiledRule
+from notifier.rules.timing import Timer
+from notifier.transitions.model import Transition
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    kind: str
+    namespace: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PendingTimer:
+    """An object a rule with ``for:`` is timing: told at ``fires_at`` if it stays."""
+
+    rule: str
+    kind: str
+    namespace: str
+    name: str
+    states: tuple[str, ...]  # the rule's states the object is in
+    since: float  # when it entered them
+    fires_at: float | None  # None: its rule is gone from the ruleset in use (dropped soon)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenGroup:
+    """A group holding members until its digest goes at ``due_at``."""
+
+    rule: str
+    labels: GroupLabels
+    members: int  # held now, listed or not
+    listed: tuple[Member, ...]  # the first of them (the rule's ``max_listed``)
+    due_at: float
+
+
+def member_of(transition: Transition) -> Member:
+    meta = transition.obj.metadata
+    return Member(transition.kind.value, meta.namespace, meta.name)
+
+
+def pending_of(timers: list[Timer], rules: Mapping[str, CompiledRule]) -> list[PendingTimer]:
+    return [_pending(timer, rules.get(timer.rule)) for timer in timers]
+
+
+def groups_of(
+    groups: list[GroupState[T]], transition_of: Callable[[T], Transition]
+) -> list[OpenGroup]:
+    return [
+        OpenGroup(
+            group.rule,
+            group.labels,
+            group.members,
+            tuple(member_of(transition_of(item)) for item in group.listed),
+            group.due_at,
+        )
+        for group in groups
+    ]
+
+
+def _pending(timer: Timer, rule: CompiledRule | None) -> PendingTimer:
+    who = member_of(timer.transition)
+    states = tuple(sorted(timer.wanted & timer.transition.new_states))
+    due = None if rule is None else timer.due_under(rule)
+    return PendingTimer(timer.rule, who.kind, who.namespace, who.name, states, timer.since, due)
