@@ -1,32 +1,38 @@
 """``WaitingList``: the Now view's pending ``for:`` timers and open groups, filtered and paged.
 
 Each list is read as a snapshot (``RulesEngine.pending``, ``open_groups``:
-frozen values copied briefly under the rules' locks) and filters, sorts and pages it on
-the request's thread; the pipeline's locks are not held meanwhile.
+frozen values copied briefly under the rules' locks), then filtered, sorted
+and paged on the request's thread; the pipeline's locks are not held
+meanwhile.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from notifier.api.page.views import Paged, Where
-from notifier.rules.waiting import OpenGroup, PendingTimer
+from notifier.rules.waiting import OpenGroup, PendingTimer, Shown
 
 _T = TypeVar("_T")
+PendingPage = Callable[[Shown, int, int], tuple[list[PendingTimer], int]]  # RulesEngine.pending
 
 
 class WaitingList:
-    def __init__(
-        self, pending: Callable[[], list[PendingTimer]], groups: Callable[[], list[OpenGroup]]
-    ) -> None:
+    def __init__(self, pending: PendingPage, groups: Callable[[], list[OpenGroup]]) -> None:
         self._pending, self._groups = pending, groups
 
     def pending(self, where: Where, offset: int, limit: int) -> Paged[PendingTimer]:
-        items = [item for item in self._pending() if _pending_within(item, where)]
-        items.sort(key=lambda item: (item.fires_at or math.inf, item.namespace, item.name))
-        return _page(items, offset, limit)
+        def shown(rule: str, kind: str, namespace: str) -> bool:
+            return (
+                (not where.namespace or namespace == where.namespace)
+                and (not where.kind or kind == where.kind)
+                and (not where.rule or rule == where.rule)
+            )
+
+        offset = max(0, offset)
+        items, total = self._pending(shown, offset, limit)
+        return Paged(items, total, offset, limit)
 
     def groups(self, where: Where, offset: int, limit: int) -> Paged[OpenGroup]:
         items = [group for group in self._groups() if _group_within(group, where)]
@@ -37,14 +43,6 @@ class WaitingList:
 def _page(items: Sequence[_T], offset: int, limit: int) -> Paged[_T]:
     offset = max(0, offset)
     return Paged(list(items[offset : offset + max(0, limit)]), len(items), offset, limit)
-
-
-def _pending_within(item: PendingTimer, where: Where) -> bool:
-    return (
-        (not where.namespace or item.namespace == where.namespace)
-        and (not where.kind or item.kind == where.kind)
-        and (not where.rule or item.rule == where.rule)
-    )
 
 
 def _group_within(group: OpenGroup, where: Where) -> bool:

@@ -53,7 +53,7 @@ from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
-from notifier.rules.waiting import OpenGroup, PendingTimer, groups_of, pending_of
+from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, groups_of, pending_page
 from notifier.templating.rendering import render_message
 from notifier.transitions.model import Origin, Transition
 
@@ -236,9 +236,9 @@ class RulesEngine:
         dues = [due for due in (timers, self._noise.next_due()) if due is not None]
         return min(dues, default=None)
 
-    def pending(self) -> list[PendingTimer]:
-        """The ``for:`` timers waiting now, read for the page (``rules/waiting.py``)."""
-        return pending_of(self._time.pending(), self._rulesets().timed)
+    def pending(self, shown: Shown, offset: int, limit: int) -> tuple[list[PendingTimer], int]:
+        """A page of the ``for:`` timers waiting now, and their count (``rules/waiting.py``)."""
+        return pending_page(self._time.pending(), self._rulesets().timed, shown, offset, limit)
 
     def open_groups(self) -> list[OpenGroup]:
         """The groups holding members now, read for the page."""

@@ -2,11 +2,14 @@
 
 A snapshot of frozen values: the timers and the groups' members are copied
 in one pass under the timekeeper's and noise control's locks (no rendering,
-no rules evaluated), and described here, outside them.
+no rules evaluated), and described here, outside them. Timers are filtered
+and sorted as they are, and only the page asked for is described: 100,000
+timers cost a page some 0.3 s, not the few seconds describing each would.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
@@ -17,6 +20,7 @@ from notifier.rules.timing import Timer
 from notifier.transitions.model import Transition
 
 T = TypeVar("T")
+Shown = Callable[[str, str, str], bool]  # rule, kind, namespace: within the page's filter?
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +59,14 @@ def member_of(transition: Transition) -> Member:
     return Member(transition.kind.value, meta.namespace, meta.name)
 
 
-def pending_of(timers: list[Timer], rules: Mapping[str, CompiledRule]) -> list[PendingTimer]:
-    return [_pending(timer, rules.get(timer.rule)) for timer in timers]
+def pending_page(
+    timers: list[Timer], rules: Mapping[str, CompiledRule], shown: Shown, offset: int, limit: int
+) -> tuple[list[PendingTimer], int]:
+    """The ``limit`` timers from ``offset`` of those ``shown``, soonest first; how many are."""
+    kept = [(_due(t, rules), t.transition.key, t) for t in timers if _shown(t, shown)]
+    kept.sort(key=lambda entry: entry[:2])
+    page = kept[max(0, offset) : max(0, offset) + max(0, limit)]
+    return [_pending(timer, due) for due, _, timer in page], len(kept)
 
 
 def groups_of(
@@ -74,8 +84,20 @@ def groups_of(
     ]
 
 
-def _pending(timer: Timer, rule: CompiledRule | None) -> PendingTimer:
+def _shown(timer: Timer, shown: Shown) -> bool:
+    transition = timer.transition
+    return shown(timer.rule, transition.kind.value, transition.obj.metadata.namespace)
+
+
+def _due(timer: Timer, rules: Mapping[str, CompiledRule]) -> float:
+    rule = rules.get(timer.rule)
+    due = None if rule is None else timer.due_under(rule)
+    return math.inf if due is None else due
+
+
+def _pending(timer: Timer, due: float) -> PendingTimer:
     who = member_of(timer.transition)
     states = tuple(sorted(timer.wanted & timer.transition.new_states))
-    due = None if rule is None else timer.due_under(rule)
-    return PendingTimer(timer.rule, who.kind, who.namespace, who.name, states, timer.since, due)
+    fires_at = None if math.isinf(due) else due
+    since = timer.since
+    return PendingTimer(timer.rule, who.kind, who.namespace, who.name, states, since, fires_at)
