@@ -3,8 +3,8 @@
 A snapshot of frozen values: the timers and the groups' members are copied
 in one pass under the timekeeper's and noise control's locks (no rendering,
 no rules evaluated), and described here, outside them. Timers are filtered
-and sorted as they are, and only the page asked for is described: 100,000
-timers cost a page some 0.3 s, not the few seconds describing each would.
+and sorted as they are, and only the page asked for is described (100,000
+timers: some 20 ms under the lock, 0.2 s for the page, on a 2-core machine).
 """
 
 from __future__ import annotations
