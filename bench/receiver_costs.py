@@ -25,7 +25,7 @@ from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 
 
 def settings(kind: str, base: str, smtp_port: int) -> dict[str, Any]:

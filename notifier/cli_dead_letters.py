@@ -33,7 +33,7 @@ from notifier.notifications import Notification
 from notifier.sinks.base import SendError, Sink
 from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from notifier.state.dead_letters import DeadLetter, DeadLetterFile, DeadLetterFileError
 
 _decoder = msgspec.json.Decoder(Notification)

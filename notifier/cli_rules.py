@@ -134,7 +134,7 @@ def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     import urllib3  # noqa: PLC0415
 
     from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
-    from notifier.service.kube import KubeAccessError, cluster_access, failure  # noqa: PLC0415
+    from notifier.source.access import KubeAccessError, cluster_access, failure  # noqa: PLC0415
     from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 
     try:

@@ -16,7 +16,7 @@ from notifier.rules.ruleset import Evaluation
 from notifier.sinks.base import Receiver, Sink
 from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError, files_unread
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from notifier.transitions.model import Transition
 
 

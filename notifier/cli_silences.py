@@ -32,7 +32,7 @@ from notifier.rules.silences import (
     SilenceError,
     parse_matchers,
 )
-from notifier.service.kube import KubeAccessError, cluster_access, failure
+from notifier.source.access import KubeAccessError, cluster_access, failure
 from notifier.source.client import ApiError, RawClient
 
 NOT_FOUND, CONFLICT = 404, 409

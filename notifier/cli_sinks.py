@@ -21,7 +21,7 @@ from notifier.notifications import Message, Notification
 from notifier.sinks.base import Receiver, SendError
 from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from notifier.sinks.transport import clear_last_reply, last_reply
 from notifier.templating.environment import format_duration
 from notifier.text import without_controls

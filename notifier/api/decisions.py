@@ -73,7 +73,7 @@ class DecisionRecord(NamedTuple):
             transition.origin,
             transition.new_states - transition.old_states,
             transition.signals,
-            transition.changes[:_CHANGES_KEPT],
+            tuple(map(_kept, transition.changes[:_CHANGES_KEPT])),
             decision.matched,
             decision.muted,
             decision.dropped_by,
@@ -97,6 +97,19 @@ class DecisionRecord(NamedTuple):
             "suppressed": [{"rule": rule, "reason": why} for rule, why in self.suppressed],
             "notifications": [{"id": i, "rule": rule, "sink": sink} for i, rule, sink in self.told],
         }
+
+
+def _kept(change: Change) -> Change:
+    """The change as the ring keeps it: a long value cut to what is shown, so the ring never
+    holds on to an object's large annotation (10,000 records of 200 KB values would)."""
+    old, new = change.old, change.new
+    if (old is None or len(old) <= _CHANGE_CHARS) and (new is None or len(new) <= _CHANGE_CHARS):
+        return change
+    return Change(change.path, _cut(old), _cut(new))
+
+
+def _cut(value: str | None) -> str | None:
+    return value if value is None else value[:_CHANGE_CHARS]
 
 
 class DecisionLog:

@@ -14,7 +14,7 @@ from notifier.delivery.runner import DeliveryTarget
 from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.state import Outbox
 
 

@@ -1,6 +1,6 @@
 """``SinkRunner``: one sink's queue, intake and worker threads.
 
-Workers loop: load spilled rows back (``Intake.refill``), take a ready
+Workers loop: load spilled rows back (``SinkAdmission.refill``), take a ready
 queue head, attempt it. Stopping has two phases: ``begin_drain`` lets
 workers finish what is queued and exit once the queue is empty; ``halt``
 closes the queue and interrupts pacing sleeps, and workers exit after the
@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from notifier.delivery.admission import SinkAdmission
 from notifier.delivery.attempts import Attempts, Clocks
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.failures import RecentFailures
-from notifier.delivery.intake import Intake
 from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.metrics import DROPPED, SinkLabels
 from notifier.delivery.pacing import Pacer
@@ -68,7 +68,7 @@ class SinkRunner:
         self._sending: dict[int, float] = {}  # worker thread -> when its attempt began
         self._said_stuck = False
         self._queue = KeyedQueue(clocks.monotonic)
-        self._intake = Intake(
+        self._intake = SinkAdmission(
             self._queue, self._labels, capacity=target.options.queue_size, outbox=outbox
         )
         self._halted = threading.Event()

@@ -34,7 +34,7 @@ _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # the reason is in our error; not on stderr as well
 
 
-class Matcher(Protocol):
+class PatternMatch(Protocol):
     def fullmatch(self, text: str) -> object | None: ...
 
 
@@ -42,7 +42,7 @@ class Matcher(Protocol):
 class NamePattern:
     text: str
     exact: str | None  # set for an exact name, else ``regex`` is
-    regex: Matcher | None
+    regex: PatternMatch | None
 
     def matches(self, name: str) -> bool:
         if self.exact is not None:
@@ -61,9 +61,9 @@ def parse_pattern(text: str) -> NamePattern:
     return NamePattern(text, text, None)
 
 
-def _linear(source: str, text: str) -> Matcher:
+def _linear(source: str, text: str) -> PatternMatch:
     try:
-        compiled: Matcher = re2.compile(source, _RE2_OPTIONS)
+        compiled: PatternMatch = re2.compile(source, _RE2_OPTIONS)
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
         hint = " (RE2 syntax: no backreferences or lookaround)"
@@ -71,7 +71,7 @@ def _linear(source: str, text: str) -> Matcher:
     return compiled
 
 
-def _glob(text: str) -> Matcher:
+def _glob(text: str) -> PatternMatch:
     try:
         return re.compile(fnmatch.translate(text))
     except re.error as exc:

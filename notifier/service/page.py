@@ -40,12 +40,12 @@ from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
-from notifier.service.firing import DurableFirings
-from notifier.service.kube import failure
 from notifier.sinks.secrets import SinkBuildError
+from notifier.source.access import failure
 from notifier.source.client import ApiError, RawClient
 from notifier.state import StateStore
 from notifier.state.dead_letters import DeadLetterFileError
+from notifier.state.durable.firings import DurableFirings
 
 REPLAYED_AT_ONCE = 100
 

@@ -128,9 +128,10 @@ class Settling:
 
     def settle_started(self, informers: Sequence[Listing]) -> None:
         """Informers a reload started: once their first lists are acted on, baseline them."""
-        name = "after-sync-reload"
-        body = supervised(name, self._baseline_started)
-        threading.Thread(target=body, args=(informers,), name=name, daemon=True).start()
+        body = supervised("after-sync-reload", self._baseline_started)
+        thread = threading.Thread(target=body, args=(informers,), name="after-sync-reload")
+        thread.daemon = True
+        thread.start()
 
     def _baseline_started(self, informers: Sequence[Listing]) -> None:
         listed = self._until(

@@ -11,7 +11,7 @@ from notifier.delivery import Delivery
 from notifier.delivery.building import plan_sinks
 from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 
 
 def sink_stager(

@@ -24,7 +24,7 @@ from notifier.config.model import WatchConfig
 from notifier.config.reloading import Staged
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
-from notifier.service.kube import KubeAccessError, check_access
+from notifier.source.access import KubeAccessError, check_access
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer
 from notifier.source.informer_set import InformerSet

@@ -41,7 +41,7 @@ from notifier.sinks.secrets import (
     require_secret,
 )
 from notifier.sinks.telegram import TelegramSinkConfig, build_telegram
-from notifier.sinks.threads import MemoryThreads, ThreadStore
+from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 from notifier.sinks.webhook import WebhookSink
 from notifier.sinks.webhook.bodies import CloudEventsIdentity
 from notifier.sinks.webhook.sink import WebhookTarget

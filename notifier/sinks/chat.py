@@ -19,7 +19,7 @@ from notifier.sinks.posting import PostingSink, Shape
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
 from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 
 BUILTIN_TEXT = {
     "title": "{{ '[RESOLVED] ' if resolved | default(false) else '' }}{{ summary }}",

@@ -85,7 +85,9 @@ class Watchdog:
             self._due[send] = deadline
             if self._thread is None:
                 self._thread = threading.Thread(
-                    target=supervised(self._name, self._run), name=self._name, daemon=True
+                    target=supervised(self._name, self._run, family="send-deadlines"),
+                    name=self._name,
+                    daemon=True,
                 )
                 self._thread.start()
             elif deadline < self._wakes_at:

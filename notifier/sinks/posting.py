@@ -22,7 +22,7 @@ import msgspec
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.http import post
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import Reply, Transport
 
 _LOCK_STRIPES = 16

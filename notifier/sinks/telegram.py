@@ -17,7 +17,7 @@ from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
 from notifier.sinks.settings import secret_pair
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import Reply
 
 

@@ -9,14 +9,13 @@ version (``apply``), on the watcher's thread.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 from notifier.objects import KubeObject, ObjectMeta
 from notifier.source.client import RawClient
 from notifier.source.listwatch import Decoders, ListWatch
 from notifier.source.reflector import ReflectorSettings
-from notifier.source.watcher import DEFAULT_SETTINGS, Watcher
+from notifier.source.watcher import DEFAULT_SETTINGS, OwnWatch, Watcher
 
 
 class ConfigMap(KubeObject, frozen=True, tag="ConfigMap"):
@@ -36,7 +35,7 @@ def config_map_by_name(label: str, namespace: str, name: str) -> ListWatch[Confi
     )
 
 
-class WatchedConfigMap:
+class WatchedConfigMap(OwnWatch[ConfigMap]):
     """The reflector's store for one ConfigMap: each version goes to ``apply``."""
 
     def __init__(
@@ -52,30 +51,11 @@ class WatchedConfigMap:
         self.name = f"{label} {namespace}/{name}"
         self._apply = apply
         list_watch = config_map_by_name(label, namespace, name)
-        self._watcher = Watcher(self.name, list_watch, self, client, settings=settings)
-
-    @property
-    def synced(self) -> threading.Event:
-        return self._watcher.synced
-
-    @property
-    def failing(self) -> bool:
-        return self._watcher.failing
-
-    @property
-    def alive(self) -> bool:
-        return self._watcher.alive
-
-    def start(self) -> None:
-        self._watcher.start()
-
-    def stop(self) -> None:
-        self._watcher.stop()
+        self._watcher = Watcher(
+            self.name, list_watch, self, client, settings=settings, family="configmap-watch"
+        )
 
     # -- what the reflector calls ----------------------------------------
-    def admit(self, obj: ConfigMap) -> ConfigMap:
-        return obj
-
     def replace(self, items: list[ConfigMap], *, first: bool) -> None:
         self._apply(items[0] if items else EMPTY)
 

@@ -6,14 +6,13 @@ namespaces is needed only then. Holds just name -> labels.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 
 from notifier.objects import KubeObject
 from notifier.source.client import RawClient
 from notifier.source.listwatch import Decoders, ListWatch
 from notifier.source.reflector import ReflectorSettings
-from notifier.source.watcher import DEFAULT_SETTINGS, Watcher
+from notifier.source.watcher import DEFAULT_SETTINGS, OwnWatch, Watcher
 
 PATH = "/api/v1/namespaces"
 
@@ -25,37 +24,22 @@ class Namespace(KubeObject, frozen=True, tag="Namespace"):
 NAMESPACES: ListWatch[Namespace] = ListWatch("Namespace", PATH, Decoders.of(Namespace))
 
 
-class NamespaceLabels:
+class NamespaceLabels(OwnWatch[Namespace]):
     """The reflector's store: name -> labels, swapped whole on a list."""
 
     def __init__(
         self, client: RawClient, *, settings: ReflectorSettings = DEFAULT_SETTINGS
     ) -> None:
         self._labels: dict[str, dict[str, str]] = {}
-        self._watcher = Watcher("namespaces", NAMESPACES, self, client, settings=settings)
+        self._watcher = Watcher(
+            "namespaces", NAMESPACES, self, client, settings=settings, family="namespace-watch"
+        )
 
     def __call__(self, namespace: str) -> Mapping[str, str] | None:
         """The labels of ``namespace``, or None when it is unknown (the rules' lookup)."""
         return self._labels.get(namespace)
 
-    @property
-    def synced(self) -> threading.Event:
-        return self._watcher.synced
-
-    @property
-    def failing(self) -> bool:
-        return self._watcher.failing
-
-    def start(self) -> None:
-        self._watcher.start()
-
-    def stop(self) -> None:
-        self._watcher.stop()
-
     # -- what the reflector calls ----------------------------------------
-    def admit(self, obj: Namespace) -> Namespace:
-        return obj
-
     def replace(self, items: list[Namespace], *, first: bool) -> None:
         self._labels = {ns.metadata.name: ns.metadata.labels for ns in items}
 

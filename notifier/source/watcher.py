@@ -34,7 +34,7 @@ class Watcher(Generic[T]):
         *,
         settings: ReflectorSettings = DEFAULT_SETTINGS,
         clock: Callable[[], float] | None = None,
-        family: str = "",
+        family: str = "watch",
     ) -> None:
         self.name = name
         self._client = client.sibling()
@@ -71,3 +71,31 @@ class Watcher(Generic[T]):
     def failing(self) -> bool:
         """The watch cannot stay open (for readiness)."""
         return self.reflector.failing
+
+
+class OwnWatch(Generic[T]):
+    """A store that runs its own watcher (a ConfigMap's, the namespaces'): what its owner
+    reads of it, and the identity ``admit`` (nothing is trimmed or reused)."""
+
+    _watcher: Watcher[T]
+
+    @property
+    def synced(self) -> threading.Event:
+        return self._watcher.synced
+
+    @property
+    def failing(self) -> bool:
+        return self._watcher.failing
+
+    @property
+    def alive(self) -> bool:
+        return self._watcher.alive
+
+    def start(self) -> None:
+        self._watcher.start()
+
+    def stop(self) -> None:
+        self._watcher.stop()
+
+    def admit(self, obj: T) -> T:
+        return obj

@@ -5,7 +5,7 @@ from notifier.state.database import StateUnavailableError
 from notifier.state.dead_letters import DeadLetter
 from notifier.state.held import HeldMembers, HeldRow
 from notifier.state.outbox import Failure, Outbox, PendingPage
-from notifier.state.seen import SeenObjects, SeenRecord, decode_object, encode_object
+from notifier.state.seen import SeenObjects, SeenRecord, encode_object
 from notifier.state.store import StateStore
 
 __all__ = [
@@ -20,6 +20,5 @@ __all__ = [
     "StateConfig",
     "StateStore",
     "StateUnavailableError",
-    "decode_object",
     "encode_object",
 ]

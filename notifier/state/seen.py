@@ -3,7 +3,7 @@
 After a restart the worker compares these records with the objects it
 lists and emits catch-up transitions only for real changes. Objects are
 stored as msgspec JSON of ``notifier.objects`` structs (``encode_object`` /
-``decode_object``). Reads see this process's own writes at once, even
+the config's ``Kinds.decode_object``). Reads see this process's own writes at once, even
 before they are committed. Records are not pruned by age: a record goes
 when the worker forgets it (the object was deleted).
 
@@ -26,7 +26,6 @@ from typing import NamedTuple
 
 import msgspec
 
-from notifier.kinds.registry import decode_object as decode_any
 from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.state.pending import PendingWrites
 from notifier.state.reader import Reader
@@ -44,11 +43,6 @@ class SeenRecord(NamedTuple):
 
 def encode_object(obj: KubeObject) -> bytes:
     return msgspec.json.encode(obj)
-
-
-def decode_object(encoded: bytes) -> KubeObject:
-    """The struct back (its kind is in the JSON); raises ``msgspec.DecodeError``."""
-    return decode_any(encoded)
 
 
 class SeenObjects:

@@ -28,7 +28,7 @@ from notifier.state.held import HeldMembers
 from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
 from notifier.state.seen import SeenObjects
-from notifier.state.threads import SlackThreads, prune_threads
+from notifier.state.thread_roots import SlackThreads, prune_threads
 from notifier.state.timers import TimerRows
 from notifier.state.writer import BatchWriter, Chore
 

@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from notifier.cli import build_parser
-from notifier.service.kube import cluster_access
 from notifier.service.options import options_from
+from notifier.source.access import cluster_access
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import load_access
 from tests.controlplane.certs import client_cert

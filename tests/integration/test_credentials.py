@@ -136,8 +136,8 @@ def test_a_kubeconfig_list_in_the_environment_is_merged(
 
     import argparse
 
-    from notifier.service.kube import cluster_access
     from notifier.service.options import add_run_command
+    from notifier.source.access import cluster_access
 
     parser = argparse.ArgumentParser()
     add_run_command(parser.add_subparsers())

@@ -9,7 +9,7 @@ from notifier.sinks.email.messages import BUILTIN_TEMPLATE, html_escaped
 from notifier.sinks.email.sink import EmailSink, SmtpServer
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import SinkBuildError, files_read, read_secret
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import tls_context
 
 __all__ = ["EmailSink", "build_email"]

@@ -23,7 +23,7 @@ from notifier.sinks.base import Capabilities
 from notifier.sinks.email.failures import failure_for_smtp
 from notifier.sinks.email.messages import compose, message_id
 from notifier.sinks.rendering import ReceiverTemplate
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 
 _LOCK_STRIPES = 16
 

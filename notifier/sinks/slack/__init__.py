@@ -2,7 +2,7 @@
 
 from notifier.sinks.slack.posting import ApiPoster, IncomingWebhookPoster, Poster
 from notifier.sinks.slack.sink import SlackSink
-from notifier.sinks.threads import MemoryThreads, ThreadStore
+from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 
 __all__ = [
     "ApiPoster",

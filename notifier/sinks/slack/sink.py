@@ -23,7 +23,7 @@ from notifier.sinks.base import Capabilities, SendError, Verdict
 from notifier.sinks.message_template import SinkMessageTemplate
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
-from notifier.sinks.threads import ThreadStore
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.text import mrkdwn_escaped
 
 _LOCK_STRIPES = 64

@@ -40,3 +40,17 @@ def test_a_decision_in_words() -> None:
     assert outcome(nothing) == "no rule matched"
     assert outcome(told) == "sent" and reasons(told) == ["sent by rule pod-crash to hook"]
     assert told.as_json()["notifications"][0]["sink"] == "hook"
+
+
+def test_the_ring_keeps_no_large_value_of_an_object() -> None:
+    """Ten thousand records of an annotation churned with 200 KB values would hold 4 GB."""
+    from dataclasses import replace
+
+    from notifier.kinds.diffing import Change
+
+    huge = "x" * 200_000
+    transition = replace(crashloop(), changes=(Change("metadata.annotations.note", huge, huge),))
+    log = DecisionLog(size=1)
+    log.record(transition, Decision(matched=()))
+    [kept] = log.search("", 0, 1).items[0].first_changes
+    assert len(kept.old or "") <= 200 and len(kept.new or "") <= 200

@@ -11,7 +11,7 @@ from notifier.delivery import build_delivery
 from notifier.delivery.building import plan_sinks
 from notifier.sinks.config import SinkConfig
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from tests.unit.delivery.harness import eventually
 from tests.unit.sinks.factories import notification
 from tests.unit.state.helpers import open_store

@@ -5,11 +5,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from notifier.dispatch.stage import Ticker
 from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
 from notifier.rules.holding import Released
 from notifier.service.health import _threads
-from notifier.service.stage import Ticker
 from notifier.supervision import crashed, forget_crashes
 from tests.unit.delivery.harness import eventually
 from tests.unit.rules.builders import ruleset

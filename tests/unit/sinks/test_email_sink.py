@@ -15,7 +15,7 @@ import pytest
 from notifier.sinks.base import SendError
 from notifier.sinks.email import EmailSink, build_email
 from notifier.sinks.email.config import EmailSinkConfig
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from tests.controlplane.certs import Pki, make_pki
 from tests.support.smtp_server import SmtpServer, free_port
 from tests.unit.sinks.told import firing_and_resolved

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter
 from notifier.sinks.base import Receiver, SendError, Sink
 from notifier.sinks.building import BUILDERS, build_sink
 from notifier.sinks.config import SinkConfig
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from tests.support.http_proxy import HttpProxy
 from tests.support.webhook_server import ReceivedRequest, Reply, WebhookServer
 from tests.unit.sinks.told import firing_and_resolved

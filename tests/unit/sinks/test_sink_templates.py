@@ -14,7 +14,7 @@ from notifier.sinks.base import Receiver
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.threads import MemoryThreads
+from notifier.sinks.thread_roots import MemoryThreads
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.support.webhook_server import WebhookServer
 from tests.unit.sinks.told import firing_and_resolved, told_once

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from notifier.kinds.registry import decode_object
 from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
 from notifier.source.informer_store import InformerStore
@@ -12,7 +13,7 @@ from notifier.source.reflector import Reflector
 from notifier.source.resources import resource_for
 from notifier.source.store import Store
 from notifier.source.trimming import trim
-from notifier.state.seen import decode_object, encode_object
+from notifier.state.seen import encode_object
 
 
 def _pod(name: str, version: str, uid: str = "u") -> dict[str, Any]:

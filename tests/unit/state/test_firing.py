@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from notifier.rules.engine import RulesEngine
-from notifier.service.firing import DurableFirings
+from notifier.state.durable.firings import DurableFirings
 from notifier.state.firing import FiringRow
 from tests.unit.rules.builders import NOW, crashloop, ruleset
 from tests.unit.rules.test_resolved import RULE, _recovered

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from notifier.rules.holding import Held
-from notifier.service.held import DurableHolding
 from notifier.state import HeldRow
+from notifier.state.durable.holding import DurableHolding
 from tests.unit.rules.builders import NOW, crashloop
 from tests.unit.state.helpers import open_store
 

@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from notifier.kinds.pod import Pod, PodStatus
+from notifier.kinds.registry import decode_object
 from notifier.objects import Kind, ObjectKey, ObjectMeta, key_of
-from notifier.state import SeenRecord, decode_object, encode_object
+from notifier.state import SeenRecord, encode_object
 from tests.unit.state.helpers import open_store
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from notifier.rules.engine import RulesEngine
-from notifier.service.timers import DurableTimers
+from notifier.state.durable.timers import DurableTimers
 from notifier.state.timers import TimerRow
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import FIVE_MINUTES, RULE, _entered

@@ -1,4 +1,4 @@
-"""Slack thread roots, durable: implements ``notifier.sinks.threads.ThreadStore``.
+"""Slack thread roots, durable: implements ``notifier.sinks.thread_roots.ThreadStore``.
 
 A thread root older than the retention is pruned; the next notification
 with that key then starts a new thread.

@@ -9,7 +9,7 @@ import msgspec
 
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.timing import Timer
-from notifier.service.held import decode_transition, encode_transition
+from notifier.state.durable.holding import decode_transition, encode_transition
 from notifier.state.timers import TimerRow, TimerRows
 
 log = logging.getLogger("notifier.service")

@@ -1,4 +1,4 @@
-"""``Intake``: admits envelopes into a sink's bounded queue; the rest waits in the outbox.
+"""``SinkAdmission``: admits envelopes into a sink's bounded queue; the rest waits in the outbox.
 
 With an outbox, every notification is already a durable row when it is
 offered. If the queue is full, the envelope is simply not queued (counted
@@ -26,7 +26,7 @@ from notifier.state import Outbox
 log = logging.getLogger(__name__)
 
 
-class Intake:
+class SinkAdmission:
     def __init__(
         self, queue: KeyedQueue, labels: SinkLabels, *, capacity: int, outbox: Outbox | None
     ) -> None:
