@@ -4,7 +4,8 @@ Starts etcd and kube-apiserver on 127.0.0.1, two webhook receivers (one
 refuses everything with 400, so there are failures and dead letters),
 ``--decisions`` Pods for the service's initial list (one decision each), then
 kube-notifier with its page writable; plays crash loops, an image pull that
-fails, a silence and a Pod whose status holds markup; then
+fails (a ``for:`` rule times it), crash loops a ``group_by`` rule holds for
+its digest, a silence and a Pod whose status holds markup; then
 
 - ``--shots DIR``: a PNG of each view, taken in headless Chromium;
 - always: each view's response time (median and worst of ``--requests``) and
@@ -42,9 +43,19 @@ rules:
   - name: crashloops
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}
     sinks: [team-hook, pager]
+    continue: true
+  - name: crash-digest
+    match: {{kinds: [Pod], to: [CrashLoopBackOff]}}
+    sinks: [team-hook]
+    group_by: [namespace]
+    group_wait: 10m
   - name: image-pulls
     match: {{kinds: [Pod], to: [ImagePullBackOff]}}
     sinks: [team-hook]
+    continue: true
+  - name: image-pull-stuck
+    match: {{kinds: [Pod], to: [ImagePullBackOff], for: 15m}}
+    sinks: [pager]
 """
 HOSTILE = '<img src=x onerror="alert(1)">'
 VIEWS = {
@@ -104,7 +115,8 @@ def shots(base: str, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     with chromium(width=1280, height=900) as driver:
         driver.get(base + VIEWS["now"])
-        wait_reloading(driver, lambda d: "frontend-2" in d.page_source, 30)
+        wait_reloading(driver, lambda d: all(word in d.page_source for word in (
+            "frontend-2", "image-pull-stuck", "crash-digest")), 30)  # fmt: skip
         for name, path in VIEWS.items():
             driver.get(base + path)
             driver.save_screenshot(str(directory / f"page-{name}.png"))

@@ -54,6 +54,7 @@ from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
+from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, groups_of, pending_page
 from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
@@ -235,6 +236,14 @@ class RulesEngine:
         timers = self._time.next_due(self._rulesets())
         dues = [due for due in (timers, self._noise.next_due()) if due is not None]
         return min(dues, default=None)
+
+    def pending(self, shown: Shown, offset: int, limit: int) -> tuple[list[PendingTimer], int]:
+        """A page of the ``for:`` timers waiting now, and their count (``rules/waiting.py``)."""
+        return pending_page(self._time.pending(), self._rulesets().timed, shown, offset, limit)
+
+    def open_groups(self) -> list[OpenGroup]:
+        """The groups holding members now, read for the page."""
+        return groups_of(self._noise.open_groups(), lambda item: item.transition)
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
         owner = safely(self._owner_of, transition.obj)

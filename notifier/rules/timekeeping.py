@@ -128,6 +128,11 @@ class TimeKeeper:
         with self.lock:
             self._timers.fired(list(timers))
 
+    def pending(self) -> list[Timer]:
+        """The ``for:`` timers still waiting: one pass under ``lock``, for the page."""
+        with self.lock:
+            return self._timers.pending()
+
     def next_due(self, ruleset: Ruleset) -> float | None:
         with self.lock:
             dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())

@@ -189,6 +189,11 @@ class Timers:
         """``timer`` (or its next state: fired, reminded) is still kept: its object stayed."""
         return timer.name in self._by_object.get(timer.object_id, {})
 
+    def pending(self) -> list[Timer]:
+        """The ``for:`` timers not fired yet (frozen values: read them without the lock)."""
+        held = self._by_object.values()
+        return [t for ts in held for t in ts.values() if t.step == FOR_STEP and not t.fired]
+
     def next_due(self, rules: Mapping[str, CompiledRule]) -> float | None:
         if rules is not self._rules:
             self._rebuild(rules)

@@ -226,7 +226,7 @@ class Service:
 
     def _page(self) -> PageParts:
         sources = PageSources(
-            self.board, self.decisions, self.silences, self.delivery, self.state,
+            self.board, self.engine, self.decisions, self.silences, self.delivery, self.state,
             self.holder, self.raw.sibling(), self.opts.silences,
         )  # fmt: skip
         return page_parts(sources, writes=self.opts.page_writes)

@@ -1,10 +1,11 @@
 """The page's views, wired from the running parts (``notifier/api/page``).
 
-Reads come from memory the service keeps anyway (the firing board, the
-decision ring, the silences in force, the sinks' queues and their last
-failed attempts) or one bounded query (dead letters). Writes exist only
-with ``--page-writes``: a silence goes through ``cli_silences.edit_silences``
-to the ConfigMap the CLI writes, a replay through ``cli_dead_letters``'s.
+Reads come from memory the service keeps anyway (the firing board, what
+the rules engine holds back, the decision ring, the silences in force, the
+sinks' queues and their last failed attempts) or one bounded query (dead
+letters). Writes exist only with ``--page-writes``: a silence goes through
+``cli_silences.edit_silences`` to the ConfigMap the CLI writes, a replay
+through ``cli_dead_letters``'s.
 """
 
 from __future__ import annotations
@@ -32,10 +33,12 @@ from notifier.api.page.views import (
     SinkQueue,
     Writes,
 )
+from notifier.api.waiting import WaitingList
 from notifier.cli_dead_letters import replay_letters
 from notifier.cli_silences import Edit, edit_silences, expiring, new_silence
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.access import failure
@@ -50,6 +53,7 @@ REPLAYED_AT_ONCE = 100
 @dataclass(frozen=True, slots=True)
 class PageSources:
     board: FiringBoard
+    engine: RulesEngine  # what it holds back: pending ``for:`` timers, open groups
     decisions: DecisionLog
     book: SilenceBook
     delivery: Delivery
@@ -63,6 +67,7 @@ def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
     where = "/".join(sources.silences_map) if sources.silences_map else ""
     return PageParts(
         now=sources.board,
+        waiting=WaitingList(sources.engine.pending, sources.engine.open_groups),
         decisions=sources.decisions,
         silences=_Silences(sources.book, sources.board),
         delivery=_Delivery(sources.delivery, sources.state),

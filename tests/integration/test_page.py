@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -38,10 +40,11 @@ def browser() -> Iterator[WebDriver]:
 
 
 def _service(
-    plane: ControlPlane, tmp_path: Path, ns: str, url: str, *extra: str, state: Path | str = "none"
-) -> ServiceProcess:
+    plane: ControlPlane, tmp_path: Path, ns: str, url: str, *extra: str, state: Path | str = "none",
+    rules: str = CONFIG,
+) -> ServiceProcess:  # fmt: skip
     config = tmp_path / "config.yaml"
-    config.write_text(CONFIG.format(ns=ns, url=url))
+    config.write_text(rules.format(ns=ns, url=url))
     service = ServiceProcess(config, plane.kubeconfig, state, extra=list(extra)).start()
     service.wait_ready()
     return service
@@ -144,6 +147,35 @@ def test_hostile_text_renders_as_text_and_a_read_only_page_refuses_a_forged_post
         assert service.stop() == 0, service.output()
     assert main(["silence", "list", "--all", "--config-map", where,
                  "--kubeconfig", str(control_plane.kubeconfig)]) == 0  # fmt: skip
+
+
+def test_a_crash_loop_a_for_rule_times_shows_under_pending_with_when_it_fires(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path, browser: WebDriver
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("pending")
+    kube.create_pod(ns, "web-1")
+    rules = CONFIG.replace("to: [CrashLoopBackOff]}}", "to: [CrashLoopBackOff], for: 60s}}")
+    service = _service(control_plane, tmp_path, ns, receiver.url, rules=rules)
+    page = f"http://127.0.0.1:{service.port}/page/now?namespace={ns}"
+    try:
+        browser.get(page)
+        patched = time.time()
+        _crashloop(kube, ns, "web-1")
+        wait_reloading(browser, lambda d: _shown(d, "#pending", "web-1", "CrashLoopBackOff"), 15)
+        seconds_to_show, pending = time.time() - patched, text_of(browser, "#pending")
+        assert "crashloops" in pending and "Nothing told is firing" in text_of(browser, "#firing")
+        shown = re.search(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)Z \(in (\d+)s\)", pending)
+        assert shown, pending
+        fires_at = datetime.strptime(shown[1], "%Y-%m-%d %H:%M:%S").replace(tzinfo=UTC)
+        assert patched + 59 <= fires_at.timestamp() <= time.time() + 60  # seen, then 60 s
+        assert 40 <= int(shown[2]) <= 60
+        browser.get(f"{page}&rule=another")
+        assert "No for: timer is waiting under this filter" in text_of(browser, "#pending")
+    finally:
+        assert service.stop() == 0, service.output()
+    assert receiver.received() == []  # stopped before its minute was up: nothing told
+    print(f"pending timer shown under Now {seconds_to_show:.1f}s after the patch")
 
 
 def _forged_post(action: str, match: str) -> str:

@@ -20,7 +20,8 @@ _ENV = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
-_ENV.filters.update(when=wording.when, ago=wording.ago, seconds=wording.seconds)
+_ENV.filters.update(when=wording.when, ago=wording.ago, due_in=wording.due_in,
+                    seconds=wording.seconds)  # fmt: skip
 _ENV.globals.update(outcome=wording.outcome, reasons=wording.reasons)
 
 

@@ -16,6 +16,8 @@ from notifier.api.page.views import FiringItem, Paged, PageParts, Where
 from notifier.rules.silences import SilenceError, parse_matchers
 
 FIRING_PER_PAGE = 100
+PENDING_PER_PAGE = 100
+GROUPS_PER_PAGE = 50
 DECISIONS_PER_PAGE = 50
 RESOLVED_SHOWN = 50
 PREVIEW_SHOWN = 50
@@ -35,13 +37,17 @@ def add_page(app: FastAPI, parts: PageParts) -> None:
         return RedirectResponse("/page/now", status_code=303)
 
     @app.get("/page/now")
-    def now(request: Request, namespace: Text = "", kind: Text = "", rule: Text = "",
-            page: PageNumber = 0) -> HTMLResponse:  # fmt: skip
+    def now(request: Request, *, namespace: Text = "", kind: Text = "", rule: Text = "",
+            page: PageNumber = 0, pending_page: PageNumber = 0,
+            group_page: PageNumber = 0) -> HTMLResponse:  # fmt: skip
         where = Where(namespace.strip(), kind.strip(), rule.strip())
         firing = parts.now.firing(where, page * FIRING_PER_PAGE, FIRING_PER_PAGE)
+        pending = parts.waiting.pending(where, pending_page * PENDING_PER_PAGE, PENDING_PER_PAGE)
+        groups = parts.waiting.groups(where, group_page * GROUPS_PER_PAGE, GROUPS_PER_PAGE)
         resolved = parts.now.resolved(where, RESOLVED_SHOWN)
         return render(request, "now.html", parts, where=where, firing=firing, resolved=resolved,
-                      page=page)  # fmt: skip
+                      page=page, pending=pending, pending_page=pending_page, groups=groups,
+                      group_page=group_page)  # fmt: skip
 
     @app.get("/page/why")
     def why(request: Request, q: Text = "", page: PageNumber = 0) -> HTMLResponse:

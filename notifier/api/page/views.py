@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from notifier.rules.silences import Silence
+from notifier.rules.waiting import OpenGroup, PendingTimer
 
 if TYPE_CHECKING:
     from notifier.api.decisions import DecisionRecord
@@ -57,6 +58,14 @@ class NowView(Protocol):
     def firing(self, where: Where, offset: int, limit: int) -> Paged[FiringItem]: ...
 
     def resolved(self, where: Where, limit: int) -> list[FiringItem]: ...
+
+
+class WaitingView(Protocol):
+    """What the rules hold back: pending ``for:`` timers (soonest first), open groups."""
+
+    def pending(self, where: Where, offset: int, limit: int) -> Paged[PendingTimer]: ...
+
+    def groups(self, where: Where, offset: int, limit: int) -> Paged[OpenGroup]: ...
 
 
 class DecisionView(Protocol):
@@ -147,6 +156,7 @@ class PageParts:
     """Everything the page reads, and may write: given by the composition root."""
 
     now: NowView
+    waiting: WaitingView
     decisions: DecisionView
     silences: SilenceView
     delivery: DeliveryView

@@ -59,6 +59,14 @@ def ago(timestamp: float | None, now: float | None = None) -> str:
     return seconds((now if now is not None else time.time()) - timestamp) + " ago"
 
 
+def due_in(timestamp: float | None, now: float | None = None) -> str:
+    """How long until ``timestamp`` ("in 58s"); "due now" once it has passed."""
+    if not timestamp:
+        return ""
+    left = timestamp - (now if now is not None else time.time())
+    return "in " + seconds(left) if left >= 1 else "due now"
+
+
 def seconds(span: float) -> str:
     span = max(0, int(span))
     if span < 120:

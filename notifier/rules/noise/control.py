@@ -23,7 +23,7 @@ from typing import Generic
 
 from notifier.rules.metrics import PENDING_GROUPS, SuppressReason
 from notifier.rules.noise.dedup import DedupMemory
-from notifier.rules.noise.grouping import Group, GroupLabels, Release, T
+from notifier.rules.noise.grouping import Group, GroupLabels, GroupState, Release, T
 from notifier.rules.noise.policy import NoisePolicy
 
 _PRUNE_EVERY = 256  # offers between prunes of the dedup memory, in case nobody ticks
@@ -84,6 +84,11 @@ class NoiseControl(Generic[T]):
         with self._lock:
             dues = [group.due_at for group in self._groups.values() if group.pending]
         return min(dues, default=None)
+
+    def open_groups(self) -> list[GroupState[T]]:
+        """The groups holding members now: one pass under the lock, nothing rendered."""
+        with self._lock:
+            return [group.state() for group in self._groups.values() if group.pending]
 
     def _grouped(
         self,

@@ -44,6 +44,17 @@ class Release(Generic[T]):
         return self.group is not None and self.total > 1
 
 
+@dataclass(frozen=True, slots=True)
+class GroupState(Generic[T]):
+    """A group holding members, as it stood when read (for the page)."""
+
+    rule: str
+    labels: GroupLabels
+    members: int  # held now, listed or not
+    listed: tuple[T, ...]  # the first ``max_listed`` of them
+    due_at: float  # when they are released together
+
+
 @dataclass
 class Group(Generic[T]):
     rule: str
@@ -68,6 +79,9 @@ class Group(Generic[T]):
             self.listed.append(item)
         self.tokens.append(token)
         return True
+
+    def state(self) -> GroupState[T]:
+        return GroupState(self.rule, self.labels, self.pending, tuple(self.listed), self.due_at)
 
     def release(self, now: float) -> Release[T] | None:
         """The pending members if the group is due, else None."""

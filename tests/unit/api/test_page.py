@@ -20,10 +20,12 @@ from notifier.api.page.views import (
     SinkQueue,
     Writes,
 )
+from notifier.api.waiting import WaitingList
 from notifier.rules.decisions import Decision
+from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence
 from notifier.transitions.model import Change
-from tests.unit.rules.builders import crashloop
+from tests.unit.rules.builders import NOW, crashloop, ruleset
 from tests.unit.sinks.factories import notification
 
 HOSTILE = '<img src=x onerror="alert(1)">'
@@ -70,12 +72,37 @@ def _client(*, writes: bool) -> tuple[TestClient, _Silences]:
     log.record(hostile, told)
     silences = _Silences(board)
     parts = PageParts(
-        now=board, decisions=log, silences=silences, delivery=_Delivery(),
+        now=board, waiting=_waiting(), decisions=log, silences=silences, delivery=_Delivery(),
         writes=Writes(SilenceWrites(silences.add, silences.expire), None) if writes else None,
         silences_map="ops/kube-notifier-silences",
     )  # fmt: skip
     app = create_app(liveness=list, readiness=list, page=parts)
     return TestClient(app, base_url="http://page.test"), silences
+
+
+def _waiting() -> WaitingList:
+    """A pod with a hostile name a ``for:`` rule times, in a group of a grouping rule."""
+    rules = ruleset([
+        {"name": "stays", "match": {"to": ["CrashLoopBackOff"], "for": "60s"}, "sinks": ["console"],
+         "continue": True},
+        {"name": "digest", "match": {"to": ["CrashLoopBackOff"]}, "sinks": ["console"],
+         "group_by": ["namespace", "label:app"]},
+    ])  # fmt: skip
+    engine = RulesEngine(lambda: rules, clock=lambda: NOW)
+    engine.decide(crashloop(metadata={"name": HOSTILE, "labels": {"app": HOSTILE}}), NOW)
+    return WaitingList(engine.pending, engine.open_groups)
+
+
+def test_now_shows_pending_timers_and_open_groups_as_text() -> None:
+    client, _ = _client(writes=False)
+    text = client.get("/page/now").text
+    assert HOSTILE not in text
+    name = "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;"
+    pending = text.split('id="pending"')[1].split("</table>")[0]
+    assert "stays" in pending and name in pending and "2024-05-01 10:07:40Z" in pending
+    groups = text.split('id="groups"')[1].split("</table>")[0]
+    assert f"namespace=shop, label:app={name}" in groups and "2024-05-01 10:07:10Z" in groups
+    assert "No <code>for:</code> timer" in client.get("/page/now", params={"rule": "x"}).text
 
 
 def test_every_view_answers_with_its_headers_and_escapes_object_text() -> None:
