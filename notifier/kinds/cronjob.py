@@ -65,7 +65,7 @@ def _diff(diff: Diff, old: CronJob, new: CronJob) -> None:
 
 def _facts(cron: CronJob, old: CronJob | None) -> Facts:
     last = cron.status.last_schedule_time or "never"
-    return facts(replicas=f"schedule {cron.spec.schedule}, last run {last}")
+    return facts(details=(("Schedule", cron.spec.schedule), ("Last run", last)))
 
 
 CRONJOB = KindSpec(

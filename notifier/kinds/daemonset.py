@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from notifier.kinds.deployment import replica_counts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
+from notifier.kinds.spec import REPLICAS, ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     diff_template,
@@ -74,7 +74,7 @@ def _facts(ds: DaemonSet, old: DaemonSet | None) -> Facts:
     text = f"{status.number_ready}/{status.desired_number_scheduled} ready"
     if status.number_misscheduled:
         text += f", {status.number_misscheduled} misscheduled"
-    return facts(replicas=text)
+    return facts(details=((REPLICAS, text),))
 
 
 DAEMONSET = KindSpec(

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import msgspec
 
 from notifier.kinds.diffing import Diff
-from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
+from notifier.kinds.spec import REPLICAS, ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     condition,
@@ -155,18 +155,16 @@ def replica_counts(diff: Diff, old: msgspec.Struct, new: msgspec.Struct) -> None
 
 def _facts(deployment: Deployment, old: Deployment | None) -> Facts:
     ready, wanted = deployment.status.ready_replicas, deployment.spec.replicas
-    return trouble_facts(
-        deployment.status.conditions,
-        replicas=f"{ready}/{wanted if wanted is not None else '?'} ready",
-    )
+    replicas = f"{ready}/{wanted if wanted is not None else '?'} ready"
+    return trouble_facts(deployment.status.conditions, ((REPLICAS, replicas),))
 
 
-def trouble_facts(conditions: tuple[Condition, ...], replicas: str = "") -> Facts:
+def trouble_facts(conditions: tuple[Condition, ...], details: tuple[tuple[str, str], ...]) -> Facts:
     """Reason and message of the condition in trouble, else of the first one."""
     chosen = next((c for c in conditions if _is_trouble(c)), next(iter(conditions), None))
     if chosen is None:
-        return facts(replicas=replicas)
-    return facts(chosen.reason, chosen.message, replicas)
+        return facts(details=details)
+    return facts(chosen.reason, chosen.message, details)
 
 
 def _is_trouble(cond: Condition) -> bool:

@@ -75,7 +75,7 @@ def _diff(diff: Diff, old: Event, new: Event) -> None:
 
 def _facts(event: Event, old: Event | None) -> Facts:
     seen = times_seen(event)
-    return facts(event.reason, event.message, f"seen {seen} times" if seen > 1 else "")
+    return facts(event.reason, event.message, (("Seen", f"{seen} times" if seen > 1 else ""),))
 
 
 def _owner(event: Event) -> tuple[str, str] | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from notifier.kinds.deployment import trouble_facts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.spec import ApiResource, Facts, KindSpec, shared_spec
+from notifier.kinds.spec import REPLICAS, ApiResource, Facts, KindSpec, shared_spec
 from notifier.kinds.workload import condition, condition_is
 from notifier.objects import Condition, Kind, KubeObject, Wire
 
@@ -70,7 +70,7 @@ def _facts(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None) ->
     status = hpa.status
     wanted, most = status.desired_replicas, hpa.spec.max_replicas
     text = f"{status.current_replicas} now, {wanted} wanted, max {most}"
-    return trouble_facts(status.conditions, replicas=text)
+    return trouble_facts(status.conditions, ((REPLICAS, text),))
 
 
 HPA = KindSpec(

@@ -93,9 +93,10 @@ def _facts(job: Job, old: Job | None) -> Facts:
     counts = (
         f"{status.succeeded}/{wanted} succeeded, {status.failed} failed, {status.active} active"
     )
+    details = (("Pods", counts),)
     if chosen is None:
-        return facts(replicas=counts)
-    return facts(chosen.reason, chosen.message, counts)
+        return facts(details=details)
+    return facts(chosen.reason, chosen.message, details)
 
 
 JOB = KindSpec(

@@ -74,7 +74,7 @@ def _facts(pdb: PodDisruptionBudget, old: PodDisruptionBudget | None) -> Facts:
         f"{status.current_healthy} healthy of {status.expected_pods}, "
         f"{status.desired_healthy} needed, {status.disruptions_allowed} may be evicted"
     )
-    return trouble_facts(status.conditions, replicas=text)
+    return trouble_facts(status.conditions, (("Pods", text),))
 
 
 PDB = KindSpec(

@@ -142,7 +142,7 @@ def _facts(pod: Pod, old: Pod | None) -> Facts:
         container=container,
         restart_count=sum(status.restart_count for status in statuses),
         exit_code=container["exit_code"] if container else None,
-        replicas="",
+        details=(),
     )
 
 

@@ -53,9 +53,10 @@ def _diff(diff: Diff, old: PersistentVolumeClaim, new: PersistentVolumeClaim) ->
 def _facts(pvc: PersistentVolumeClaim, old: PersistentVolumeClaim | None) -> Facts:
     cond = next(iter(pvc.status.conditions), None)
     storage = pvc.status.capacity.get("storage", "")
+    details = (("Capacity", storage),)
     if cond is None:
-        return facts(replicas=storage)
-    return facts(cond.reason, cond.message, storage)
+        return facts(details=details)
+    return facts(cond.reason, cond.message, details)
 
 
 def _share(sharing: Sharing, pvc: PersistentVolumeClaim) -> PersistentVolumeClaim:

@@ -37,10 +37,15 @@ class Facts(TypedDict):
     container: dict[str, Any] | None
     restart_count: int
     exit_code: int | None
-    replicas: str
+    # The kind's own facts, as label/value pairs the message shows (``Replicas``, ``Capacity``,
+    # ``Schedule``...); an empty value is left out.
+    details: tuple[tuple[str, str], ...]
 
 
-def facts(reason: str = "", message: str = "", replicas: str = "") -> Facts:
+REPLICAS = "Replicas"  # a workload's detail, also the template variable ``replicas``
+
+
+def facts(reason: str = "", message: str = "", details: tuple[tuple[str, str], ...] = ()) -> Facts:
     """The facts of a kind without containers."""
     return Facts(
         reason=reason,
@@ -48,7 +53,7 @@ def facts(reason: str = "", message: str = "", replicas: str = "") -> Facts:
         container=None,
         restart_count=0,
         exit_code=None,
-        replicas=replicas,
+        details=details,
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from notifier.kinds.deployment import replica_counts
 from notifier.kinds.diffing import Diff
-from notifier.kinds.spec import ApiResource, Facts, KindSpec, facts
+from notifier.kinds.spec import REPLICAS, ApiResource, Facts, KindSpec, facts
 from notifier.kinds.workload import (
     PodTemplateSpec,
     diff_template,
@@ -93,9 +93,8 @@ def _diff(diff: Diff, old: StatefulSet, new: StatefulSet) -> None:
 
 def _facts(sts: StatefulSet, old: StatefulSet | None) -> Facts:
     status = sts.status
-    return facts(
-        replicas=f"{status.ready_replicas}/{desired(sts)} ready, {status.updated_replicas} updated"
-    )
+    text = f"{status.ready_replicas}/{desired(sts)} ready, {status.updated_replicas} updated"
+    return facts(details=((REPLICAS, text),))
 
 
 STATEFULSET = KindSpec(

@@ -17,6 +17,7 @@ from typing import Any
 import msgspec
 
 from notifier.kinds.registry import severities, spec_of
+from notifier.kinds.spec import REPLICAS
 from notifier.notifications import Facts
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
@@ -95,7 +96,7 @@ def single_context(
     context.update(_age(meta.creation_timestamp, transition.observed_at))
     context.update(_changes(transition))
     context.update(_condition_facts(transition))
-    context["details"] = _details(context)
+    context["details"] = _details(context, context.pop("kind_details"))
     return context
 
 
@@ -175,15 +176,18 @@ def _condition_facts(transition: Transition) -> dict[str, Any]:
     """``reason``, ``message``, ``container``, ``restart_count`` and ``exit_code``, per kind."""
     obj, old = transition.obj, transition.old
     spec = spec_of(obj)
-    return dict(spec.facts(obj, old if type(old) is type(obj) else None))
+    found: dict[str, Any] = dict(spec.facts(obj, old if type(old) is type(obj) else None))
+    found["kind_details"] = details = found.pop("details")
+    found["replicas"] = next((value for label, value in details if label == REPLICAS), "")
+    return found
 
 
-def _details(context: dict[str, Any]) -> list[list[str]]:
+def _details(context: dict[str, Any], kind_details: Iterable[tuple[str, str]]) -> list[list[str]]:
     """Label/value pairs for the default message, leaving out what is unknown."""
     pairs = [
         ["Reason", _joined(context["reason"], context["message"])],
         ["Container", _container_text(context["container"])],
-        ["Replicas", context["replicas"]],
+        *([label, value] for label, value in kind_details),
         ["Owner", context["owner_text"]],
         ["Age", context["age"]],
         ["Changed", context["changes_text"]],

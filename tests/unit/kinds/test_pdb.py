@@ -46,4 +46,6 @@ def test_a_spec_the_controller_has_not_seen_yet_has_no_verdict() -> None:
 
 def test_facts_say_how_many_may_go() -> None:
     budget = _budget(expectedPods=2, currentHealthy=2, desiredHealthy=2, disruptionsAllowed=0)
-    assert PDB.facts(budget, None)["replicas"] == "2 healthy of 2, 2 needed, 0 may be evicted"
+    assert PDB.facts(budget, None)["details"] == (
+        ("Pods", "2 healthy of 2, 2 needed, 0 may be evicted"),
+    )

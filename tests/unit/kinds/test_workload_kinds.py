@@ -51,7 +51,7 @@ def test_a_job_that_exhausts_its_backoff_limit_enters_failed_with_the_reason() -
     context = single_context(transition, cluster="", rule="r", owner=("CronJob", "backup"))
     assert context["reason"] == "BackoffLimitExceeded"
     assert context["severity"] == "critical"
-    assert context["replicas"] == "0/1 succeeded, 7 failed, 0 active"
+    assert ["Pods", "0/1 succeeded, 7 failed, 0 active"] in context["details"]
 
 
 def test_job_states_are_one_at_a_time_failed_first() -> None:
