@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -39,7 +40,12 @@ def chromium(width: int = 1280, height: int = 860) -> Iterator[WebDriver]:
 
 
 def text_of(driver: WebDriver, css: str) -> str:
-    return " ".join(element.text for element in driver.find_elements(By.CSS_SELECTOR, css))
+    """The text of what ``css`` selects now; "" while the page is being replaced (a form just
+    submitted: the elements found may go stale before their text is read)."""
+    try:
+        return " ".join(element.text for element in driver.find_elements(By.CSS_SELECTOR, css))
+    except StaleElementReferenceException:
+        return ""
 
 
 def wait_reloading(driver: WebDriver, holds: Callable[[WebDriver], bool], timeout: float) -> None:
