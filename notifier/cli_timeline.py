@@ -25,11 +25,10 @@ import yaml
 from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import Notification
-from notifier.objects import KubeObject, key_of, kind_of
+from notifier.objects import KubeObject, key_of, kind_of, timestamp
 from notifier.origin import Origin
 from notifier.rules.durations import parse_duration
 from notifier.rules.engine import RulesEngine
-from notifier.rules.facts import parse_time
 from notifier.rules.ruleset import Ruleset
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
@@ -74,7 +73,7 @@ def read_states(specs: Sequence[str], every: float, known: Kinds = KINDS) -> Ite
     for spec in specs:
         path, _, when = spec.rpartition("@") if "@" in spec else (spec, "", "")
         if when:
-            dated = parse_time(when) if "T" in when else None
+            dated = timestamp(when) if "T" in when else None
             at = dated if dated is not None else (first or 0.0) + parse_duration(when)
         first = at if first is None else first
         for obj in _objects(Path(path), known):

@@ -21,7 +21,7 @@ import itertools
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from notifier.notifications import Notification
@@ -30,14 +30,15 @@ from notifier.rules import metrics
 from notifier.rules.counting import count_evaluation, count_render
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
-from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
+from notifier.rules.facts import held_context, resolution_context, single_context
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
+from notifier.rules.matched import Matched, render_digest, rule_context
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
-from notifier.rules.notifying import dedup_key, fingerprint, for_digest, for_transition
+from notifier.rules.notifying import dedup_key, for_transition
 from notifier.rules.probing import (
     EvalContext,
     NamespaceLabels,
@@ -62,15 +63,6 @@ Clock = Callable[[], float]
 log = logging.getLogger("notifier.rules")
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    """A matched transition on its way through noise control."""
-
-    rule: CompiledRule
-    transition: Transition
-    context: dict[str, Any]
-
-
 class RulesEngine:
     def __init__(
         self,
@@ -88,7 +80,7 @@ class RulesEngine:
         self._clock = clock
         self._namespace_labels = namespace_labels
         self._owner_of = owner_of
-        self._noise: NoiseControl[_Pending] = NoiseControl()
+        self._noise: NoiseControl[Matched] = NoiseControl()
         self._holding = holding or NoHolding()
         self._resolver = Resolver(firings)
         self._inhibitor = Inhibitor()
@@ -123,7 +115,7 @@ class RulesEngine:
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
-                pending = _Pending(rule, transition, _for_rule(base, rule.name, transition))
+                pending = Matched(rule, transition, rule_context(base, rule.name, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
 
@@ -149,7 +141,7 @@ class RulesEngine:
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
-        context = resolution_context(_for_rule(base, rule.name, transition), firing.states)
+        context = resolution_context(rule_context(base, rule.name, transition), firing.states)
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         count_render(failed, "resolved")
@@ -192,10 +184,10 @@ class RulesEngine:
         if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
             return []
         base = held_context(self._context(ruleset, transition), timer.since, now)
-        context = _for_rule(base, rule.name, transition)
+        context = rule_context(base, rule.name, transition)
         if timer.step != FOR_STEP:
             return tell_again(rule, replace(timer, transition=transition), context, now)
-        return self._offer(_Pending(rule, transition, context), now, decision)
+        return self._offer(Matched(rule, transition, context), now, decision)
 
     def caught_up(self) -> None:
         """What changed while the process was down has been acted on: timers may fire."""
@@ -225,8 +217,8 @@ class RulesEngine:
                 restored = joined(restored, Released(tokens=(member.token,)))
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
-            context = _for_rule(self._context(ruleset, transition), rule.name, transition)
-            pending = _Pending(rule, transition, context)
+            context = rule_context(self._context(ruleset, transition), rule.name, transition)
+            pending = Matched(rule, transition, context)
             restored = joined(restored, self._readmit(pending, member))
         if held:
             log.info("%d group members held before the restart are waiting again", len(held))
@@ -249,7 +241,7 @@ class RulesEngine:
         owner = safely(self._owner_of, transition.obj)
         return single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
 
-    def _offer(self, pending: _Pending, now: float, decision: Decision) -> list[Notification]:
+    def _offer(self, pending: Matched, now: float, decision: Decision) -> list[Notification]:
         rule, token = pending.rule, next(self._tokens)
         admission = self._admit(pending, now, token)
         if admission.held:
@@ -259,13 +251,13 @@ class RulesEngine:
             decision.suppressed.append((rule.name, admission.suppressed.value))
         return [] if admission.release is None else self._render(admission.release, now)
 
-    def _readmit(self, pending: _Pending, member: Held) -> Released:
+    def _readmit(self, pending: Matched, member: Held) -> Released:
         admission = self._admit(pending, member.held_at, member.token)
         if admission.release is not None:  # the rule no longer groups: send it now
             return Released(self._render(admission.release, self._clock()), (member.token,))
         return Released() if admission.held else Released(tokens=(member.token,))
 
-    def _admit(self, pending: _Pending, now: float, token: int) -> Admission[_Pending]:
+    def _admit(self, pending: Matched, now: float, token: int) -> Admission[Matched]:
         rule = pending.rule
         return self._noise.offer(
             pending,
@@ -277,10 +269,10 @@ class RulesEngine:
             token=token,
         )
 
-    def _render(self, release: Release[_Pending], now: float) -> list[Notification]:
+    def _render(self, release: Release[Matched], now: float) -> list[Notification]:
         if release.is_digest:
             self._remember(release, now)
-            return _render_digest(release, now)
+            return render_digest(release, now)
         item = release.items[0]
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
@@ -293,37 +285,9 @@ class RulesEngine:
             facts=neutral_facts(item.rule, item.context, transition=item.transition),
         )  # fmt: skip
 
-    def _remember(self, release: Release[_Pending], now: float) -> None:
+    def _remember(self, release: Release[Matched], now: float) -> None:
         """What was told, for rules that send a resolution when it is over, escalate or remind."""
         for item in release.items:
             if item.rule.send_resolved:
                 self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
             self._time.told(item.rule, item.transition, now)
-
-
-def _for_rule(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:
-    return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
-
-
-def _render_digest(release: Release[_Pending], now: float) -> list[Notification]:
-    rule = release.items[0].rule
-    context = digest_context(
-        [item.context for item in release.items],
-        total=release.total,
-        cluster=release.items[0].context["cluster"],
-        rule=rule.name,
-        group=release.group or (),
-    )
-    digest = builtin_template(Role.DIGEST)
-    message, failed = render_message(rule.digest_template, digest, context, rule.forms)
-    count_render(failed, "digest")
-    return for_digest(
-        rule.name,
-        rule.sinks,
-        members=[item.transition for item in release.items],
-        group_text=context["group_text"],
-        message=message,
-        now=now,
-        thread_key=thread_for(rule, release.items[0].context),
-        facts=neutral_facts(rule, context),
-    )

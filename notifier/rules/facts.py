@@ -19,6 +19,7 @@ import msgspec
 from notifier.kinds.registry import severities, spec_of
 from notifier.kinds.spec import REPLICAS
 from notifier.notifications import Facts
+from notifier.objects import timestamp
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
 
@@ -148,7 +149,7 @@ def _transition_text(transition: Transition, cluster: str) -> dict[str, str]:
 
 
 def _age(created: str | None, observed_at: float) -> dict[str, Any]:
-    started = parse_time(created)
+    started = timestamp(created)
     if started is None or observed_at <= 0:
         return {"age": "", "age_seconds": None}
     seconds = max(observed_at - started, 0.0)
@@ -285,17 +286,6 @@ def plain_facts(
     facts["told_states"] = ordered(told)
     plain: Facts = msgspec.to_builtins(facts)
     return plain
-
-
-def parse_time(value: str | None) -> float | None:
-    """Seconds since the epoch of an RFC 3339 time as the API writes it; None if absent or odd."""
-    if not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def rfc3339(seconds: float) -> str:
