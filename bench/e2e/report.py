@@ -69,6 +69,8 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
 COSTS = (
     "ready_seconds",
     "peak_rss_mib",
+    "cpu_per_1000_at_20",
+    "cpu_per_1000_at_100",
     "cpu_per_1000_at_200",
     "p99_ms_at_200",
     "p99_after_answer_ms_at_200",
@@ -81,6 +83,8 @@ def _headline(result: SubjectResult) -> Json:
     return {
         "ready_seconds": result.first_ready,
         "peak_rss_mib": result.peak_rss / MIB,
+        "cpu_per_1000_at_20": _cpu_at(result, 20.0),
+        "cpu_per_1000_at_100": _cpu_at(result, 100.0),
         "cpu_per_1000_at_200": step.cpu_per_1000 if step else None,
         "p99_ms_at_200": step.score.latency.p99 if step else None,
         "p99_after_answer_ms_at_200": step.score.after_answer.p99 if step else None,
@@ -91,6 +95,11 @@ def _headline(result: SubjectResult) -> Json:
         "achieved_rate_at_200": step.score.write_rate if step else None,
         "idle_cpu_percent": result.idle_cpu_fraction * 100,
     }
+
+
+def _cpu_at(result: SubjectResult, rate: float) -> float | None:
+    step = result.step(rate)
+    return step.cpu_per_1000 if step else None
 
 
 def ratios(ours: SubjectResult, peer: SubjectResult) -> Json:
@@ -222,6 +231,8 @@ def _parts(cpu: CpuShares) -> tuple[float, float, float, float]:
 HEADLINE_ROWS = (
     ("ready (s)", "ready_seconds", 2),
     ("peak RSS (MiB)", "peak_rss_mib", 0),
+    ("CPU s / 1,000 changes @20/s", "cpu_per_1000_at_20", 2),
+    ("CPU s / 1,000 changes @100/s", "cpu_per_1000_at_100", 2),
     ("CPU s / 1,000 changes @200/s", "cpu_per_1000_at_200", 2),
     ("p99 ms @200/s, from send", "p99_ms_at_200", 0),
     ("p99 ms @200/s, from API answer", "p99_after_answer_ms_at_200", 0),
@@ -239,7 +250,8 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
     probe = report["control_plane_probe"]["score"]
     head = report["headline"]
     lines = [
-        f"kube-notifier end-to-end bench ({report['mode']}), {report['date']}",
+        f"kube-notifier end-to-end bench ({report['mode']}), {report['date']}"
+        + (f", workload: {report['workload']}" if "workload" in report else ""),
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; during the trials, "
         f"other processes used {m['others_cpu_fraction_during_trials']:.0%} of a core on average",
         f"fleet: {setup['pods']:,} Pods, {setup['deployments']:,} Deployments, "
