@@ -1,17 +1,16 @@
 """The run's report: the machine, absolute figures per subject, ratios to each peer, targets.
 
-``build`` turns the measurements into one JSON-able dict (written to
-bench/results/e2e.json); ``table`` renders it as the text printed at the
-end. kube-notifier's peers are the baseline and kubewatch (when it ran).
-Ratios, per peer: peer / kube-notifier for costs (CPU, memory, time,
-latency: above 1 means kube-notifier is better), under
-``<peer>_over_ours``, and kube-notifier / peer for the sustained rate,
-under ``ours_over_<peer>``. ``notes`` says which kubewatch ran, or why
-none did.
+``build`` turns the measurements into one JSON-able dict (one per workload in
+bench/results/e2e.json); ``table`` renders it as the text printed at the end. kube-notifier's
+peers are the baseline and kubewatch (when it ran). Ratios, per peer: peer / kube-notifier for
+costs (CPU, memory, time, latency: above 1 means kube-notifier is better), under
+``<peer>_over_ours``, and kube-notifier / peer for the sustained rate, under
+``ours_over_<peer>``. ``notes`` says which kubewatch ran, or why none did.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -20,6 +19,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from bench import speed
 from bench.e2e.cpu import CpuShares
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import Settings
@@ -48,6 +48,7 @@ def machine() -> Json:
         "kubernetes_control_plane": assets.K8S_VERSION,
         "kwok": assets.KWOK_VERSION,
         "kubernetes_python_client": version("kubernetes"),
+        "speed": speed.reference(),
     }
 
 
@@ -254,6 +255,7 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
         + (f", workload: {report['workload']}" if "workload" in report else ""),
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; during the trials, "
         f"other processes used {m['others_cpu_fraction_during_trials']:.0%} of a core on average",
+        speed.line(m["speed"]),
         f"fleet: {setup['pods']:,} Pods, {setup['deployments']:,} Deployments, "
         f"{setup['services']:,} Services ({setup['churn_pods']:,} churn Pods); created in "
         f"{setup['create_seconds']:.0f} s ({setup['create_rate']:.0f}/s)",
@@ -292,7 +294,5 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 
 def write(report: Json, path: Path) -> None:
-    import json
-
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")
