@@ -2,7 +2,7 @@
 
 Issue #29's fleet, which the first workload (``fleet``: 8 KB Pods, label
 patches, background churn) flatters us on: 10,000 small Pods, each one
-container and a Pending status with one condition (about 1.5 KB with
+container and a Pending status with one condition (about 2 KB as served, with
 managedFields), 1,000 Deployments and 1,000 Services, and no background
 churn. A change is a merge patch of the status subresource moving one churn
 Pod to its next phase, Pending -> Running -> Failed -> Pending (the API
