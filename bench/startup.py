@@ -3,13 +3,15 @@
 ``python -m bench.startup [--seconds 30] [--top 25]``: the scale bench's
 stand-in API server with 10,000 Pods in 500 namespaces (12,000 objects with
 the Deployments and Services), then ``py-spy record`` (PyPI ``py-spy``,
-100 samples a second, active threads only: where CPU goes) launching
+100 samples a second) launching
 ``python -m notifier run`` with the scale bench's config at log level
-warning, for ``--seconds``. Meanwhile ``/readyz`` is polled every 20 ms
+warning, for ``--seconds``, sampling only threads that hold the GIL
+(``--gil``: Python code running; a thread waiting on a lock or a socket
+would otherwise count). Meanwhile ``/readyz`` is polled every 20 ms
 for the ready time, and the process's CPU is read at ready and at the end.
 The collapsed stacks are summed by function (inclusive: once per sample
-whatever the depth; self: the innermost frame) and by area (the first
-frame of ours, a library or the import system). Prints the tables and
+whatever the depth; self: the innermost frame) and by area (the innermost
+module of ours, else a library, or the import system). Prints the tables and
 writes bench/results/startup.json; ``--keep FILE`` keeps the raw stacks.
 """
 
@@ -102,7 +104,7 @@ def profile(work: Path, seconds: float, py_spy: str) -> tuple[dict[str, Any], li
             "--kubeconfig", str(kubeconfig), "--listen", f"127.0.0.1:{port}",
             "--state", str(work / "state.db"), "--log-level", "warning",
         ]  # fmt: skip
-        command = [py_spy, "record", "--format", "raw", "--rate", "100", "--duration",
+        command = [py_spy, "record", "--format", "raw", "--rate", "100", "--gil", "--duration",
                    f"{seconds:g}", "--output", str(raw), "--", *service]  # fmt: skip
         figures = _run(command, port, seconds)
         return figures, raw.read_text().splitlines()
@@ -133,7 +135,7 @@ def table(summary: dict[str, Any]) -> str:
     samples = max(summary["samples"], 1)
     lines = []
     for title, key in (("by area", "areas"), ("inclusive", "inclusive"), ("self", "self")):
-        lines.append(f"\n{title} (% of {samples:,} samples of active threads, 10 ms each):")
+        lines.append(f"\n{title} (% of {samples:,} samples holding the GIL, 10 ms each):")
         lines += [f"  {count / samples:6.1%}  {name}" for name, count in summary[key]]
     return "\n".join(lines)
 
