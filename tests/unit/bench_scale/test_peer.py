@@ -103,3 +103,12 @@ def test_a_small_run_measures_kubewatch_on_the_same_stand_in(tmp_path: Path) -> 
     assert result["kubewatch_over_ours"]["cpu_per_1000_changes"] > 0
     assert result["machine"]["speed"]["decode_events_per_cpu_s"] > 0
     assert "kubewatch / ours" in done.stdout
+
+
+def test_a_kubewatch_that_did_not_post_every_change_gets_no_burst_ratios() -> None:
+    found = figures()
+    found["kubewatch"]["told"] = 3_000
+    over = peer.ratios(found)
+    assert over["cpu_per_1000_changes"] is None
+    assert over["changes_per_s_ours_over_kubewatch"] is None
+    assert over["ready"] == pytest.approx(0.5)
