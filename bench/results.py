@@ -1,6 +1,8 @@
 """Where every bench writes its figures: ``bench/results/NAME.json``, dated, with the machine.
 
-One shape for all of them so a reader (or a script comparing two runs) finds
+Every file carries the machine's speed (``speed``: a fixed CPU-bound reference measured
+at the end of the run), so figures of different days can be compared. One shape for all
+of them so a reader (or a script comparing two runs) finds
 the date, the machine and the figures in the same places.
 """
 
@@ -12,6 +14,8 @@ import platform
 import time
 from pathlib import Path
 from typing import Any
+
+from bench import speed
 
 DIRECTORY = Path(__file__).resolve().parent / "results"
 Json = dict[str, Any]
@@ -28,6 +32,7 @@ def machine() -> Json:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "load_average_at_start": os.getloadavg(),
+        "speed": speed.reference(),
     }
 
 

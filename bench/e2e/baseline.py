@@ -14,7 +14,9 @@ re-watch from the last resourceVersion seen.
 It tells what the bench's kube-notifier config tells (bench/e2e/subjects.py):
 a churn Pod's ``seq`` label changing (rule ``bench-seq``), a Pod becoming
 Failed, CrashLoopBackOff or OOMKilled (``pod-failures``), a Deployment's
-images changing (``image-changes``); with the same payload shape for the
+images changing (``image-changes``); with ``--phases``, the phase
+workload's config instead: a churn Pod's phase changing (``bench-phase``)
+and Deployment images; with the same payload shape for the
 fields the receiver reads (``rule``, ``object.namespace/name/labels``).
 
     python -m bench.e2e.baseline --kubeconfig FILE --webhook URL
@@ -63,12 +65,14 @@ def label(obj: Any, name: str) -> str | None:
     return None if value is None else str(value)
 
 
-def what_to_tell(kind: str, old: Any, new: Any) -> list[tuple[str, str]]:
-    """(rule, summary) for an update from ``old`` to ``new``; adds and deletes tell nothing."""
+def what_to_tell(kind: str, old: Any, new: Any, *, phases: bool = False) -> list[tuple[str, str]]:
+    """(rule, summary) for an update from ``old`` to ``new``; adds and deletes tell nothing.
+    ``phases``: the phase workload's rules (a churn Pod's phase changing, rule
+    ``bench-phase``) instead of ``bench-seq`` and ``pod-failures``."""
     if old is None or new is None:
         return []
     if kind == "Pod":
-        return _pod_news(old, new)
+        return _phase_news(old, new) if phases else _pod_news(old, new)
     if kind == "Deployment" and deployment_images(old) != deployment_images(new):
         return [("image-changes", f"images now {', '.join(deployment_images(new))}")]
     return []
@@ -85,8 +89,16 @@ def _pod_news(old: Any, new: Any) -> list[tuple[str, str]]:
     return news
 
 
+def _phase_news(old: Any, new: Any) -> list[tuple[str, str]]:
+    was, now = old.status.phase if old.status else None, new.status.phase if new.status else None
+    if label(new, "bench") != "1" or was == now:
+        return []
+    return [("bench-phase", f"phase {was} -> {now}")]
+
+
 class Notifier:
-    def __init__(self, webhook: str) -> None:
+    def __init__(self, webhook: str, *, phases: bool = False) -> None:
+        self.phases = phases
         self.webhook = webhook
         self.http = urllib3.PoolManager(maxsize=4)
         self.cache: dict[Key, Any] = {}
@@ -112,7 +124,7 @@ class Notifier:
             else:
                 self.cache[key] = obj
         if event_type == "MODIFIED":
-            for rule, summary in what_to_tell(kind, old, obj):
+            for rule, summary in what_to_tell(kind, old, obj, phases=self.phases):
                 self.post(rule, kind, obj, summary)
 
     def post(self, rule: str, kind: str, obj: Any, summary: str) -> None:
@@ -175,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--kubeconfig", required=True)
     parser.add_argument("--webhook", required=True)
+    parser.add_argument("--phases", action="store_true", help="the phase workload's rules")
     args = parser.parse_args(argv)
     config.load_kube_config(config_file=args.kubeconfig)  # type: ignore[no-untyped-call]
     core, apps = client.CoreV1Api(), client.AppsV1Api()
@@ -183,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         ("Deployment", apps.list_deployment_for_all_namespaces),
         ("Service", core.list_service_for_all_namespaces),
     ]
-    notifier = Notifier(args.webhook)
+    notifier = Notifier(args.webhook, phases=args.phases)
     versions = {kind: notifier.initial_list(kind, list_function) for kind, list_function in kinds}
     print(f"ready {len(notifier.cache)}", flush=True)
     threads = [

@@ -7,6 +7,9 @@ repeat across trials, so a late notification is never taken for a new one.
 With at least as many Pods as patches per second, each Pod is patched at
 most about once a second.
 
+In the phase workload (``phases``) a patch moves the Pod to its next phase
+instead, with the seq in its condition's message.
+
 The work is split over ``processes`` worker processes (spawned, each with
 its own connections) of ``threads`` threads; process ``k`` sends patches
 ``i = k, k + P, k + 2P, ...``, patch ``i`` due at ``start + i / rate``
@@ -26,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bench.e2e import phases
 from bench.e2e.api import MERGE_PATCH, ApiConnection, Endpoint, pod_path
 from bench.e2e.fleet import SEQ_LABEL
 from bench.e2e.scoring import Arrival, Send
@@ -43,12 +47,25 @@ class ChurnPlan:
     pods: tuple[tuple[str, str], ...]  # (namespace, name) of the churn Pods
     processes: int = 2
     threads: int = 12
+    phases: tuple[int, ...] = ()  # the phase workload: each Pod's phase at the start
 
     def seq(self, index: int) -> int:
         return self.trial * SEQ_STRIDE + index // len(self.pods)
 
     def due(self, start: float, index: int) -> float:
         return start if self.rate is None else start + index / self.rate
+
+    def change(self, index: int) -> tuple[str, dict[str, Any]]:
+        """Patch ``index``'s path and merge patch: the seq label, or (the phase workload)
+        the Pod's next phase with the seq in its condition."""
+        pod = index % len(self.pods)
+        namespace, name = self.pods[pod]
+        if self.phases:
+            step = index // len(self.pods)
+            return phases.change(namespace, name, self.phases[pod], step, self.seq(index))
+        return pod_path(namespace, name), {
+            "metadata": {"labels": {SEQ_LABEL: str(self.seq(index))}}
+        }
 
 
 def trial_of(seq: int) -> int:
@@ -154,12 +171,11 @@ class Share:
 
     def _patch(self, connection: Connection, index: int) -> Send:
         pod = index % len(self.plan.pods)
-        namespace, name = self.plan.pods[pod]
         seq = self.plan.seq(index)
-        body = {"metadata": {"labels": {SEQ_LABEL: str(seq)}}}
+        path, body = self.plan.change(index)
         sent = self._clock()
         try:
-            status, _ = connection.request("PATCH", pod_path(namespace, name), body, MERGE_PATCH)
+            status, _ = connection.request("PATCH", path, body, MERGE_PATCH)
         except OSError:
             status = 0  # no answer: the change may or may not have been made; expected by nobody
         return (pod, seq, sent, self._clock(), status)

@@ -9,6 +9,9 @@ Everything else (failures, rollouts) is counted by rule name.
 A churn notification is any JSON body whose ``object.labels`` has
 ``bench: "1"`` and a ``seq``: kube-notifier's built-in payload has them
 (docs/rules.md, "Webhook payload") and the baseline sends the same shape.
+In the phase workload (``phases``) the churn Pods have no ``seq`` label:
+such a notification naming a churn Pod is kept as a *mention*, as
+kubewatch's are.
 
 kubewatch's webhook payload is ``{"eventmeta": {"kind", "name", "namespace",
 "reason"}, "text", "time"}``: no labels, so no seq. One with kind ``Pod``,
@@ -36,6 +39,9 @@ from tests.support.webhook_server import LoopbackServer, ReceivedRequest, Reply
 OK = Reply(200, b"ok")
 OK_CLOSE = Reply(200, b"ok", {"Connection": "close"})
 KUBEWATCH = "kubewatch"
+
+
+Told = tuple[int, int | None, float]  # (churn Pod, seq if the payload has one, arrived at)
 
 
 class Received(NamedTuple):
@@ -88,26 +94,28 @@ class Receiver:
         if isinstance(body, dict) and isinstance(body.get("eventmeta"), dict):
             self._keep_kubewatch(body["eventmeta"], request.arrived_at)
             return OK_CLOSE
-        arrival, rule = self._parse(body, request.arrived_at)
+        told, rule = self._parse(body, request.arrived_at)
         with self._lock:
-            if arrival is not None:
-                self._arrivals.append(arrival)
-            else:
+            if told is None:
                 self._others[rule] += 1
+            elif told[1] is None:
+                self._mentions.append((told[0], told[2]))
+            else:
+                self._arrivals.append((told[0], told[1], told[2]))
         return OK
 
-    def _parse(self, body: Any, arrived_at: float) -> tuple[Arrival | None, str]:
+    def _parse(self, body: Any, arrived_at: float) -> tuple[Told | None, str]:
         try:
             obj = body["object"]
             labels = obj.get("labels") or {}
             rule = str(body.get("rule", "?"))
         except (KeyError, TypeError, AttributeError):
             return None, "unparsed"
-        if labels.get(CHURN_LABEL) != "1" or SEQ_LABEL not in labels:
-            return None, rule
         pod = self._pod_index.get(f"{obj.get('namespace')}/{obj.get('name')}")
-        if pod is None:
+        if labels.get(CHURN_LABEL) != "1" or pod is None:
             return None, rule
+        if SEQ_LABEL not in labels:  # the phase workload: scored as a mention
+            return (pod, None, arrived_at), rule
         return (pod, int(labels[SEQ_LABEL]), arrived_at), rule
 
     def _keep_kubewatch(self, meta: dict[str, Any], arrived_at: float) -> None:

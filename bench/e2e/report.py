@@ -1,17 +1,16 @@
 """The run's report: the machine, absolute figures per subject, ratios to each peer, targets.
 
-``build`` turns the measurements into one JSON-able dict (written to
-bench/results/e2e.json); ``table`` renders it as the text printed at the
-end. kube-notifier's peers are the baseline and kubewatch (when it ran).
-Ratios, per peer: peer / kube-notifier for costs (CPU, memory, time,
-latency: above 1 means kube-notifier is better), under
-``<peer>_over_ours``, and kube-notifier / peer for the sustained rate,
-under ``ours_over_<peer>``. ``notes`` says which kubewatch ran, or why
-none did.
+``build`` turns the measurements into one JSON-able dict (one per workload in
+bench/results/e2e.json); ``table`` renders it as the text printed at the end. kube-notifier's
+peers are the baseline and kubewatch (when it ran). Ratios, per peer: peer / kube-notifier for
+costs (CPU, memory, time, latency: above 1 means kube-notifier is better), under
+``<peer>_over_ours``, and kube-notifier / peer for the sustained rate, under
+``ours_over_<peer>``. ``notes`` says which kubewatch ran, or why none did.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import platform
@@ -20,6 +19,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from bench import speed
 from bench.e2e.cpu import CpuShares
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import Settings
@@ -48,6 +48,7 @@ def machine() -> Json:
         "kubernetes_control_plane": assets.K8S_VERSION,
         "kwok": assets.KWOK_VERSION,
         "kubernetes_python_client": version("kubernetes"),
+        "speed": speed.reference(),
     }
 
 
@@ -69,6 +70,8 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
 COSTS = (
     "ready_seconds",
     "peak_rss_mib",
+    "cpu_per_1000_at_20",
+    "cpu_per_1000_at_100",
     "cpu_per_1000_at_200",
     "p99_ms_at_200",
     "p99_after_answer_ms_at_200",
@@ -81,6 +84,8 @@ def _headline(result: SubjectResult) -> Json:
     return {
         "ready_seconds": result.first_ready,
         "peak_rss_mib": result.peak_rss / MIB,
+        "cpu_per_1000_at_20": _cpu_at(result, 20.0),
+        "cpu_per_1000_at_100": _cpu_at(result, 100.0),
         "cpu_per_1000_at_200": step.cpu_per_1000 if step else None,
         "p99_ms_at_200": step.score.latency.p99 if step else None,
         "p99_after_answer_ms_at_200": step.score.after_answer.p99 if step else None,
@@ -91,6 +96,11 @@ def _headline(result: SubjectResult) -> Json:
         "achieved_rate_at_200": step.score.write_rate if step else None,
         "idle_cpu_percent": result.idle_cpu_fraction * 100,
     }
+
+
+def _cpu_at(result: SubjectResult, rate: float) -> float | None:
+    step = result.step(rate)
+    return step.cpu_per_1000 if step else None
 
 
 def ratios(ours: SubjectResult, peer: SubjectResult) -> Json:
@@ -222,6 +232,8 @@ def _parts(cpu: CpuShares) -> tuple[float, float, float, float]:
 HEADLINE_ROWS = (
     ("ready (s)", "ready_seconds", 2),
     ("peak RSS (MiB)", "peak_rss_mib", 0),
+    ("CPU s / 1,000 changes @20/s", "cpu_per_1000_at_20", 2),
+    ("CPU s / 1,000 changes @100/s", "cpu_per_1000_at_100", 2),
     ("CPU s / 1,000 changes @200/s", "cpu_per_1000_at_200", 2),
     ("p99 ms @200/s, from send", "p99_ms_at_200", 0),
     ("p99 ms @200/s, from API answer", "p99_after_answer_ms_at_200", 0),
@@ -239,9 +251,11 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
     probe = report["control_plane_probe"]["score"]
     head = report["headline"]
     lines = [
-        f"kube-notifier end-to-end bench ({report['mode']}), {report['date']}",
+        f"kube-notifier end-to-end bench ({report['mode']}), {report['date']}"
+        + (f", workload: {report['workload']}" if "workload" in report else ""),
         f"machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB; during the trials, "
         f"other processes used {m['others_cpu_fraction_during_trials']:.0%} of a core on average",
+        speed.line(m["speed"]),
         f"fleet: {setup['pods']:,} Pods, {setup['deployments']:,} Deployments, "
         f"{setup['services']:,} Services ({setup['churn_pods']:,} churn Pods); created in "
         f"{setup['create_seconds']:.0f} s ({setup['create_rate']:.0f}/s)",
@@ -280,7 +294,5 @@ def _columns(rows: list[list[str]]) -> list[str]:
 
 
 def write(report: Json, path: Path) -> None:
-    import json
-
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=2, default=str) + "\n")

@@ -1,5 +1,7 @@
-"""``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR]``: the whole run, start to
-report, everything stopped at the end.
+"""``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR] [--workload NAME]``: the
+whole run, start to report, everything stopped at the end. Steps 1-5 run once per workload
+(``workloads``: large objects, then phase transitions), each on a fresh control plane; the
+report prints both tables and the worse of the two ratios to each peer.
 
 0. kubewatch, if its source or binary is given (``kubewatch.resolve``):
    built, or found in the cache, before anything is timed; else skipped,
@@ -27,6 +29,7 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,24 +40,25 @@ from bench.e2e.cpu import CpuMeter
 from bench.e2e.measuring import SubjectResult, SubjectRun, compare, say
 from bench.e2e.receiver import Receiver
 from bench.e2e.settings import FULL, QUICK, SMOKE, Settings
-from bench.e2e.subjects import Baseline, KubeNotifier, Subject
+from bench.e2e.subjects import Subject
 from bench.e2e.trials import Trials
+from bench.e2e.workloads import NO_BACKGROUND, WORKLOADS, Workload, worst_ratios, worst_table
 from tests.controlplane.cluster import ControlPlane
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results" / "e2e.json"
 
 
-def create_fleet(endpoint: Endpoint, size: fleet.FleetSize) -> dict[str, Any]:
+def create_fleet(endpoint: Endpoint, size: fleet.FleetSize, workload: Workload) -> dict[str, Any]:
     connection = ApiConnection(endpoint)
     try:
         fleet.create_namespaces(connection, size)
     finally:
         connection.close()
-    say(f"creating {size.objects:,} objects")
-    seconds = fleet.write_all(endpoint, list(fleet.creations(size)))
+    say(f"creating {size.objects:,} objects ({workload.name})")
+    seconds = fleet.write_all(endpoint, list(workload.creations(size)))
     say(f"created {size.objects:,} objects in {seconds:.0f} s; writing {size.pods:,} Pod statuses")
-    status_seconds = fleet.write_all(endpoint, list(fleet.statuses(size)))
+    status_seconds = fleet.write_all(endpoint, list(workload.statuses(size)))
     say(f"wrote the Pod statuses in {status_seconds:.0f} s")
     return {
         "pods": size.pods,
@@ -74,19 +78,22 @@ def control_plane_pids(plane: ControlPlane) -> list[int]:
 
 
 def subjects(
-    work_dir: Path, kubeconfig: Path, webhook: str, found: kubewatch.Found
+    work_dir: Path, kubeconfig: Path, webhook: str, found: kubewatch.Found, workload: Workload
 ) -> list[Subject]:
     """kube-notifier, kubewatch (when there is a binary) and the baseline, in turn order."""
-    peers: list[Subject] = [KubeNotifier(work_dir, kubeconfig, webhook)]
+    peers: list[Subject] = [workload.kube_notifier(work_dir, kubeconfig, webhook)]
     if found.binary is not None:
         peers.append(kubewatch.Kubewatch(work_dir, kubeconfig, webhook, found.binary))
-    return [*peers, Baseline(work_dir, kubeconfig, webhook)]
+    return [*peers, workload.baseline(work_dir, kubeconfig, webhook)]
 
 
 def run(
-    settings: Settings, work_dir: Path, found: kubewatch.Found
+    settings: Settings, work_dir: Path, found: kubewatch.Found, workload: Workload
 ) -> tuple[dict[str, Any], dict[str, SubjectResult]]:
-    """The report (JSON-able) and each subject's results."""
+    """One workload on its own control plane: the report (JSON-able) and each subject's
+    results."""
+    if not workload.background:
+        settings = replace(settings, background=NO_BACKGROUND)
     started = time.monotonic()
     deadline = started + settings.budget_seconds
     with ExitStack() as stack:
@@ -96,7 +103,7 @@ def run(
         plane.start()
         plane.start_full_tier(nodes=settings.size.nodes)
         endpoint = Endpoint.of(plane)
-        setup = create_fleet(endpoint, settings.size)
+        setup = create_fleet(endpoint, settings.size, workload)
         pods = tuple(fleet.churn_pod_keys(settings.size))
         receiver = Receiver({f"{ns}/{name}": i for i, (ns, name) in enumerate(pods)}).start()
         stack.callback(receiver.stop)
@@ -104,20 +111,26 @@ def run(
         stack.callback(churn.close)
         meter = CpuMeter(lambda: control_plane_pids(plane))
         trials = Trials(
-            settings, endpoint=endpoint, churn=churn, receiver=receiver, pods=pods, meter=meter
+            settings,
+            endpoint=endpoint,
+            churn=churn,
+            receiver=receiver,
+            pods=pods,
+            meter=meter,
+            by_phase=workload.by_phase,
         )
         probe = trials.run(None, settings.probe_seconds, None)
         say(f"control plane flat out, no subject: {probe.score.write_rate:.0f} patches/s")
         runs = [
             SubjectRun(subject, settings)
-            for subject in subjects(work_dir, plane.kubeconfig, receiver.url, found)
+            for subject in subjects(work_dir, plane.kubeconfig, receiver.url, found, workload)
         ]
         for run_ in runs:
             stack.callback(run_.subject.stop)
         compare(runs, trials, settings, deadline)
         results = {run_.subject.name: run_.result for run_ in runs}
         outcome = report.build(settings, setup, probe, results, started, notes=_notes(found))
-        return outcome, results
+        return {"workload": workload.name} | outcome, results
 
 
 def _notes(found: kubewatch.Found) -> dict[str, str]:
@@ -153,15 +166,29 @@ def main(argv: list[str] | None = None) -> int:
         metavar="FILE",
         help=f"a kubewatch binary to run instead of building one (default ${kubewatch.BIN_ENV})",
     )
+    parser.add_argument(
+        "--workload",
+        choices=[*WORKLOADS, "both"],
+        default="both",
+        help="which workload to run (default both, one after the other)",
+    )
     args = parser.parse_args(argv)
     settings = SMOKE if args.smoke else QUICK if args.quick else FULL
     found = kubewatch.resolve(args.kubewatch_bin, args.kubewatch_src, args.kubewatch_tag)
     say(f"kubewatch: {_notes(found)['kubewatch']}")
-    with tempfile.TemporaryDirectory(prefix="kn-bench-e2e-") as work:
-        outcome, results = run(settings, Path(work), found)
-    report.write(outcome, args.output)
+    chosen = list(WORKLOADS.values()) if args.workload == "both" else [WORKLOADS[args.workload]]
+    tables = []
+    outcomes = {}
+    for workload in chosen:
+        with tempfile.TemporaryDirectory(prefix="kn-bench-e2e-") as work:
+            outcome, results = run(settings, Path(work), found, workload)
+        outcomes[workload.name] = outcome
+        tables.append(report.table(outcome, results))
+    report.write({"workloads": outcomes, "worst_ratios": worst_ratios(outcomes)}, args.output)
     print()
-    print(report.table(outcome, results))
+    print("\n\n".join(tables))
+    print()
+    print(worst_table(outcomes))
     print(f"\nwritten to {args.output}")
     return 0
 

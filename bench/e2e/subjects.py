@@ -5,8 +5,10 @@ in ``bench.e2e.kubewatch`` (on the same ``Subject``).
 launch to ready: for kube-notifier the first 200 from ``/readyz`` (every
 informer synced, delivery running), for the baseline its ``ready`` line
 (every initial list cached). Both are polled, kube-notifier every 20 ms.
-``stop()`` ends the process by its PID (SIGTERM, then SIGKILL) and keeps
-its output in the work directory.
+The phase workload (``workloads``) gives each its own rules: a churn
+Pod's phase changing is one notification. ``stop()`` ends the process by
+its PID (SIGTERM, then SIGKILL) and keeps its output in the work
+directory.
 
 kube-notifier runs ``python -m notifier run`` as shipped, with the config
 below (written to the work directory), a durable state file (the outbox
@@ -160,11 +162,13 @@ class Subject(ABC):
 class KubeNotifier(Subject):
     name = "kube-notifier"
 
-    def __init__(self, work_dir: Path, kubeconfig: Path, webhook: str) -> None:
+    def __init__(
+        self, work_dir: Path, kubeconfig: Path, webhook: str, config: str = OUR_CONFIG
+    ) -> None:
         super().__init__(work_dir, kubeconfig, webhook)
         self.port = free_port()
         self.config_path = work_dir / "kube-notifier.yaml"
-        self.config_path.write_text(OUR_CONFIG)
+        self.config_path.write_text(config)
         self._runs = 0
 
     def argv(self) -> list[str]:
@@ -203,9 +207,12 @@ class KubeNotifier(Subject):
 class Baseline(Subject):
     name = "baseline"
 
-    def __init__(self, work_dir: Path, kubeconfig: Path, webhook: str) -> None:
+    def __init__(
+        self, work_dir: Path, kubeconfig: Path, webhook: str, *, phases: bool = False
+    ) -> None:
         super().__init__(work_dir, kubeconfig, webhook)
         self._ready = threading.Event()
+        self._phases = phases
 
     def argv(self) -> list[str]:
         return [
@@ -216,6 +223,7 @@ class Baseline(Subject):
             str(self.kubeconfig),
             "--webhook",
             self.webhook,
+            *(["--phases"] if self._phases else []),
         ]
 
     def _stdout(self, log: IO[bytes]) -> int | IO[bytes]:

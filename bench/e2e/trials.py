@@ -24,7 +24,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from bench.e2e.api import Endpoint
+from bench.e2e import phases
+from bench.e2e.api import ApiConnection, Endpoint
 from bench.e2e.background import Background, BackgroundCounts
 from bench.e2e.churn import Churn, ChurnPlan, trial_of
 from bench.e2e.cpu import CpuMeter, CpuShares
@@ -93,7 +94,9 @@ class Trials:
         receiver: Receiver,
         pods: tuple[tuple[str, str], ...],
         meter: CpuMeter,
+        by_phase: bool = False,
     ) -> None:
+        self.by_phase = by_phase
         self.meter = meter
         self.settings = settings
         self.endpoint = endpoint
@@ -107,7 +110,13 @@ class Trials:
         trial = self._number
         self.receiver.take()  # stragglers of earlier trials
         plan = ChurnPlan(
-            trial, rate, seconds, self.pods, self.settings.processes, self.settings.threads
+            trial,
+            rate,
+            seconds,
+            self.pods,
+            self.settings.processes,
+            self.settings.threads,
+            self._phases(),
         )
         before = self.meter.snapshot(subject)
         background = Background(self.endpoint, self.settings.size, self.settings.background, trial)
@@ -130,6 +139,16 @@ class Trials:
             os.getloadavg(),
             has_subject=subject is not None,
         )
+
+    def _phases(self) -> tuple[int, ...]:
+        """The phase workload: where each churn Pod's cycle stands (one list)."""
+        if not self.by_phase:
+            return ()
+        connection = ApiConnection(self.endpoint)
+        try:
+            return phases.current_phases(connection, self.pods)
+        finally:
+            connection.close()
 
     def _drain(self, sends: list[Send], trial: int) -> Drain:
         started = last_change = time.monotonic()

@@ -26,6 +26,7 @@ import time
 import urllib.parse
 from collections.abc import Iterable
 
+from bench.e2e import phases
 from bench.e2e.api import ApiConnection, Endpoint
 from bench.e2e.fleet import CHURN_LABEL, SEQ_LABEL
 from bench.e2e.scoring import Arrival
@@ -108,6 +109,8 @@ def parse_event(
     version = str(meta.get("resourceVersion"))
     pod = index.get(f"{meta.get('namespace')}/{meta.get('name')}")
     seq = (meta.get("labels") or {}).get(SEQ_LABEL)
+    if seq is None:  # the phase workload: the seq is in the Pod's condition
+        seq = phases.seq_of(event["object"])
     if event.get("type") != "MODIFIED" or pod is None or seq is None:
         return None, version
     return (pod, int(seq), arrived), version

@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench import results
-from bench.scale import phases
+from bench import results, speed
+from bench.e2e import kubewatch
+from bench.scale import peer, phases
 from bench.scale.notifier import write_kubeconfig
 from bench.scale.objects import DEPLOYMENTS_PER_NAMESPACE
 from bench.scale.processes import StandInProcess
@@ -38,6 +39,13 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--notifier-cpu", type=int, default=0, help="-1: not pinned")
     parser.add_argument("--helper-cpu", type=int, default=1, help="stand-in's core; -1: not pinned")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--kubewatch-bin", metavar="FILE", help=f"kubewatch to run too (or ${kubewatch.BIN_ENV})"
+    )
+    parser.add_argument(
+        "--kubewatch-src", metavar="DIR", help=f"its source, to build (or ${kubewatch.SRC_ENV})"
+    )
+    parser.add_argument("--kubewatch-tag", metavar="TAG", help="the tag to build")
     parser.add_argument("--output", type=Path)
     args = parser.parse_args(argv)
     if args.quick:
@@ -76,7 +84,16 @@ def run_baseline(bench: phases.Bench, skip: bool) -> dict[str, Any]:
     return phases.baseline(bench)
 
 
-def run(bench: phases.Bench, skip_baseline: bool) -> dict[str, Any]:
+def run_kubewatch(bench: phases.Bench, found: kubewatch.Found) -> dict[str, Any]:
+    if found.binary is None:
+        return {"skipped": found.skipped}
+    needed = bench.plan.pods * peer.BYTES_PER_POD
+    if memory_available() < 2 * needed:
+        return {"skipped": f"needs ~{needed >> 30} GiB and twice that is not available"}
+    return {"binary": found.about} | peer.kubewatch(bench, found.binary)
+
+
+def run(bench: phases.Bench, skip_baseline: bool, found: kubewatch.Found) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     subject, sampler, figures["first_start"] = phases.first_start(bench)
     print(f"  first start: {json.dumps(figures['first_start'])}", file=sys.stderr, flush=True)
@@ -88,6 +105,10 @@ def run(bench: phases.Bench, skip_baseline: bool) -> dict[str, Any]:
     print(f"  restart: {json.dumps(figures['restart'])}", file=sys.stderr, flush=True)
     figures["namespaced"] = phases.namespaced(bench)
     print(f"  namespaced: {json.dumps(figures['namespaced'])}", file=sys.stderr, flush=True)
+    figures["kubewatch"] = run_kubewatch(bench, found)
+    print(f"  kubewatch: {json.dumps(figures['kubewatch'])}", file=sys.stderr, flush=True)
+    if "skipped" not in figures["kubewatch"]:
+        figures["kubewatch_over_ours"] = peer.ratios(figures)
     figures["baseline"] = run_baseline(bench, skip_baseline)
     return figures
 
@@ -95,8 +116,11 @@ def run(bench: phases.Bench, skip_baseline: bool) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     plan = plan_of(args)
+    found = kubewatch.resolve(args.kubewatch_bin, args.kubewatch_src, args.kubewatch_tag)
     if plan.helper_cpu is not None:  # the receiver runs here: keep the service's core to itself
         os.sched_setaffinity(0, {plan.helper_cpu})
+    machine_speed = speed.reference()  # before anything of the bench runs
+    print(f"  {speed.line(machine_speed)}", file=sys.stderr, flush=True)
     with tempfile.TemporaryDirectory(prefix="kn-scale-") as scratch:
         work_dir = Path(scratch)
         standin = StandInProcess(
@@ -110,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             kubeconfig = write_kubeconfig(work_dir / "kubeconfig", standin.url)
             limits = phases.Limits.for_pods(plan.pods)
             bench = phases.Bench(plan, limits, work_dir, standin, receiver, kubeconfig)
-            figures = run(bench, args.no_baseline)
+            figures = run(bench, args.no_baseline, found)
         except Exception:
             for log in sorted(work_dir.glob("*.log")):
                 tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
@@ -122,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             receiver.stop()
             standin.stop()
     figures |= {
+        "speed_at_start": machine_speed,
         "plan": vars(plan),
         "deployments": plan.namespaces * DEPLOYMENTS_PER_NAMESPACE,
         "command": " ".join(["python -m bench.scale", *(argv or sys.argv[1:])]),

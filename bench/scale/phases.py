@@ -155,7 +155,7 @@ def relist(bench: Bench, subject: ScaleNotifier, sampler: RssSampler) -> Figures
     }
 
 
-def _bursts(bench: Bench) -> tuple[int, list[int], float]:
+def bursts(bench: Bench) -> tuple[int, list[int], float]:
     plan, made, matching, bursting = bench.plan, 0, [], 0.0
     for number in range(plan.bursts):
         if number:
@@ -181,7 +181,7 @@ def _drained(receiver: SeqReceiver, expected: set[int], timeout: float) -> None:
 def throughput(bench: Bench, subject: ScaleNotifier) -> Figures:
     bench.receiver.take()
     cpu, started = subject.cpu_seconds(), time.monotonic()
-    made, matching, bursting = _bursts(bench)
+    made, matching, bursting = bursts(bench)
     _drained(bench.receiver, set(matching), bench.limits.drain)
     took = bench.receiver.last_arrival - started
     cpu = subject.cpu_seconds() - cpu

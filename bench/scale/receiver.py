@@ -2,7 +2,9 @@
 
 Each notification of the bench's rule carries the Pod's labels (the
 built-in webhook payload, docs/rules.md); ``seq`` is the number of the
-change the stand-in made. A threading HTTP server on 127.0.0.1
+change the stand-in made. kubewatch's posts (``{"eventmeta": {kind, name,
+namespace, reason}}``: no labels) are counted as ``kubewatch <kind> <reason>``.
+A threading HTTP server on 127.0.0.1
 (``tests.support.webhook_server.LoopbackServer``, without its recording).
 """
 
@@ -17,6 +19,9 @@ from typing import Any, Self
 from tests.support.webhook_server import LoopbackServer, ReceivedRequest, Reply
 
 OK = Reply(200, b"ok")
+OK_CLOSE = Reply(200, b"ok", {"Connection": "close"})  # kubewatch never reuses a connection
+KUBEWATCH = "kubewatch"
+KUBEWATCH_POD_UPDATE = "kubewatch Pod Updated"
 
 
 class SeqReceiver:
@@ -59,6 +64,11 @@ class SeqReceiver:
         with self._lock:
             return set(self._seqs)
 
+    def kubewatch_updates(self) -> int:
+        """kubewatch's posts of Pod updates so far (it names the Pod, not the change)."""
+        with self._lock:
+            return self._others[KUBEWATCH_POD_UPDATE]
+
     def _respond(self, request: ReceivedRequest) -> Reply:
         seq, told = _seq(request.body)
         with self._lock:
@@ -68,13 +78,17 @@ class SeqReceiver:
             else:
                 self._seqs.append(seq)
             self.last_arrival = time.monotonic()
-        return OK
+        return OK_CLOSE if told.startswith(KUBEWATCH) else OK
 
 
 def _seq(body: bytes) -> tuple[int | None, str]:
     """The seq label of the object told, if any, and the object's ``namespace/name``."""
     try:
-        told: Any = json.loads(body)["object"]
+        parsed: Any = json.loads(body)
+        if isinstance(parsed, dict) and isinstance(parsed.get("eventmeta"), dict):
+            meta = parsed["eventmeta"]
+            return None, f"{KUBEWATCH} {meta.get('kind')} {meta.get('reason')}"
+        told: Any = parsed["object"]
         key = f"{told['namespace']}/{told['name']}"
     except (ValueError, KeyError, TypeError):
         return None, "?"

@@ -13,6 +13,7 @@ import yaml
 
 from bench.e2e import kubewatch, runner
 from bench.e2e.kubewatch import Kubewatch, config_yaml, newest_release, resolve, synced_kinds
+from bench.e2e.workloads import LARGE_OBJECTS
 
 READY = 'time="2026-11-24T06:00:00Z" level=info msg="Kubewatch controller synced and ready"'
 
@@ -154,7 +155,11 @@ def test_kubewatch_takes_its_turn_between_ours_and_the_baseline_only_when_found(
 ) -> None:
     args = (tmp_path, tmp_path / "kubeconfig", "http://x/hook")
     skipped = kubewatch.Found(skipped="no source")
-    assert [s.name for s in runner.subjects(*args, skipped)] == ["kube-notifier", "baseline"]
+    workload = LARGE_OBJECTS
+    assert [s.name for s in runner.subjects(*args, skipped, workload)] == [
+        "kube-notifier",
+        "baseline",
+    ]
     found = kubewatch.Found(Path("/opt/kubewatch"), about="given")
-    names = [s.name for s in runner.subjects(*args, found)]
+    names = [s.name for s in runner.subjects(*args, found, workload)]
     assert names == ["kube-notifier", "kubewatch", "baseline"]

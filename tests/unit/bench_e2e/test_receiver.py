@@ -99,3 +99,14 @@ def test_kubewatchs_other_notifications_are_counted_by_kind_and_reason(receiver:
         "kubewatch Pod Updated": 1,
         "kubewatch Deployment Updated": 1,
     }
+
+
+def test_a_churn_pod_named_without_a_seq_is_a_mention(receiver: Receiver) -> None:
+    """The phase workload: the churn Pods have no seq label; kube-notifier's and the
+    baseline's notifications are scored first in, first out, as kubewatch's are."""
+    post(receiver, payload("bench-phase", "bench-1", "pod-00001", {"bench": "1"}))
+    post(receiver, payload("bench-phase", "bench-7", "pod-00007", {"bench": "1"}))
+    arrivals, others, mentions = receiver.take()
+    assert arrivals == []
+    assert [pod for pod, _at in mentions] == [1]
+    assert others == {"bench-phase": 1}

@@ -122,7 +122,9 @@ def test_kubewatch_is_a_second_peer_with_its_own_ratios_targets_and_column(
     assert "kubewatch: v2.15.0 built from /src" in text
     header = next(line for line in text.splitlines() if "kubewatch/ours*" in line).split()
     assert header == ["kube-notifier", "kubewatch", "baseline", "kubewatch/ours*", "baseline/ours*"]
-    cpu_row = next(line for line in text.splitlines() if line.startswith("CPU s / 1,000"))
+    cpu_row = next(
+        line for line in text.splitlines() if line.startswith("CPU s / 1,000 changes @200")
+    )
     assert cpu_row.split()[-2:] == ["0.8x", "10.0x"]
 
 
