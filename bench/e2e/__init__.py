@@ -7,7 +7,10 @@ as its own process with a webhook sink pointed at a local receiver that
 timestamps arrivals. Measured per subject: latency percentiles at 20, 50, 100, 200
 and 1,000 changes per second, the highest rate sustained with nothing lost,
 CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
-cached. ``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR]``;
+cached. Two workloads, one after the other on fresh control planes
+(``workloads``): large Pods with label patches and background churn, and
+small Pods churned through phase transitions (``phases``) with none.
+``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR] [--workload NAME]``;
 docs/benchmarks.md has the figures.
 
 kubewatch (``kubewatch``) is built from a git repository of its source
@@ -25,5 +28,5 @@ Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
 ``scoring`` (pure), ``subjects`` / ``baseline`` / ``kubewatch``,
 ``procstat`` / ``cpu`` (who used the CPU), ``trials`` / ``measuring`` (one
 trial; the subjects taking turns), ``settings``, ``report`` / ``targets``,
-``runner``.
+``workloads`` / ``phases``, ``runner``.
 """
