@@ -121,3 +121,11 @@ def _seen_versions(state: Path, wanted: dict[str, str]) -> dict[str, str]:
     with sqlite3.connect(f"file:{state}?mode=ro", uri=True, timeout=5) as conn:
         rows = conn.execute("SELECT key, resource_version FROM seen WHERE kind = 'Pod'").fetchall()
     return {key: version for key, version in rows if key in wanted}
+
+
+def until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    """Wait for ``check``; fail naming ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what}: not in {timeout}s"
+        time.sleep(0.1)

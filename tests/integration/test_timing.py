@@ -19,7 +19,7 @@ import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, until
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.fullcluster]
@@ -98,13 +98,6 @@ def _rolled_out(kube: Kube, ns: str) -> bool:
     return True
 
 
-def _until(check: Any, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: not in {timeout}s"
-        time.sleep(0.1)
-
-
 def _told(receiver: WebhookServer) -> Counter[tuple[str, str]]:
     """(object name, status) -> how many accepted notifications said so."""
     told: Counter[tuple[str, str]] = Counter()
@@ -145,7 +138,7 @@ def test_stuck_rollouts_are_told_once_after_for_and_a_quick_one_never(
     _statefulset(kube, ns, "quick")
     _statefulset(kube, ns, "db")
     _daemonset(kube, ns, "agent")
-    _until(lambda: _rolled_out(kube, ns), 120, "the first rollouts")
+    until(lambda: _rolled_out(kube, ns), 120, "the first rollouts")
     config, state = tmp_path / "config.yaml", tmp_path / "state.db"
     config.write_text(CONFIG.format(ns=ns, url=receiver.url, wait="20s"))
     service = _service(config, full_cluster, state)
@@ -154,7 +147,7 @@ def test_stuck_rollouts_are_told_once_after_for_and_a_quick_one_never(
         _roll(kube, ns, "StatefulSet", "quick", pullable=True, revision="2")
         _roll(kube, ns, "StatefulSet", "db", pullable=False, revision="2")
         _roll(kube, ns, "DaemonSet", "agent", pullable=False, revision="2")
-        _until(lambda: _cancelled(service) >= 1, 60, "the quick rollout's timer cancelled")
+        until(lambda: _cancelled(service) >= 1, 60, "the quick rollout's timer cancelled")
         receiver.wait_for(lambda _: len(_told(receiver)) >= 2, timeout=90)
         assert time.monotonic() - rolled >= 20  # told after its for:, not on entering
         kube.apps.delete_namespaced_stateful_set("db", ns)  # a resolution: a barrier in order
@@ -174,14 +167,14 @@ def test_a_sigkill_during_for_neither_loses_nor_doubles(
     ns = kube.namespace("killed")
     _statefulset(kube, ns, "first")
     _statefulset(kube, ns, "second")
-    _until(lambda: _rolled_out(kube, ns), 120, "the first rollouts")
+    until(lambda: _rolled_out(kube, ns), 120, "the first rollouts")
     config, state = tmp_path / "config.yaml", tmp_path / "state.db"
     config.write_text(CONFIG.format(ns=ns, url=receiver.url, wait="15s"))
 
     # Killed while pending, back before it is due: told once, when due.
     service = _service(config, full_cluster, state)
     _roll(kube, ns, "StatefulSet", "first", pullable=False, revision="2")
-    _until(lambda: f"{ns}/first" in _timer_rows(state), 60, "the first timer saved")
+    until(lambda: f"{ns}/first" in _timer_rows(state), 60, "the first timer saved")
     killed_at = time.monotonic()
     assert service.stop(signal.SIGKILL) == -signal.SIGKILL
     service = _service(config, full_cluster, state)
@@ -190,10 +183,10 @@ def test_a_sigkill_during_for_neither_loses_nor_doubles(
 
     # Killed while pending, down until it is due: told once after the restart.
     _roll(kube, ns, "StatefulSet", "second", pullable=False, revision="2")
-    _until(lambda: f"{ns}/second" in _timer_rows(state), 60, "the second timer saved")
+    until(lambda: f"{ns}/second" in _timer_rows(state), 60, "the second timer saved")
     assert service.stop(signal.SIGKILL) == -signal.SIGKILL
     due = time.time() + 15
-    _until(lambda: time.time() > due, 30, "the second timer due while down")
+    until(lambda: time.time() > due, 30, "the second timer due while down")
     assert ("second", "firing") not in _told(receiver)
     service = _service(config, full_cluster, state)
     try:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import signal
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess, keys_by_pod
+from tests.integration.service import ServiceProcess, keys_by_pod, until
 from tests.integration.test_resolved import _status
 from tests.support.webhook_server import WebhookServer
 
@@ -40,13 +39,6 @@ def _timed(state: Path, key: str) -> bool:
         return conn.execute("SELECT 1 FROM timers WHERE key = ?", (key,)).fetchone() is not None
 
 
-def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: not in {timeout}s"
-        time.sleep(0.1)
-
-
 @pytest.mark.timeout(180)
 def test_a_leader_killed_while_pending_is_replaced_and_the_state_told_once(
     control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
@@ -68,16 +60,16 @@ def test_a_leader_killed_while_pending_is_replaced_and_the_state_told_once(
     try:
         for replica in replicas:
             replica.wait_ready()
-        _until(lambda: any(LEADING in r.get("/metrics")[1] for r in replicas), 30, "a leader")
+        until(lambda: any(LEADING in r.get("/metrics")[1] for r in replicas), 30, "a leader")
         leader = next(r for r in replicas if LEADING in r.get("/metrics")[1])
         standby = next(r for r in replicas if r is not leader)
         looping = {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 40s"}}
         kube.core.patch_namespaced_pod_status("web", ns, _status(looping, False, 3))
         entered = time.monotonic()
-        _until(lambda: all(_timed(s, f"{ns}/web") for s in states), 30, "both replicas timing")
+        until(lambda: all(_timed(s, f"{ns}/web") for s in states), 30, "both replicas timing")
         assert receiver.received() == []  # pending, on both
         assert leader.stop(signal.SIGKILL) == -signal.SIGKILL
-        _until(lambda: LEADING in standby.get("/metrics")[1], 30, "the standby taking over")
+        until(lambda: LEADING in standby.get("/metrics")[1], 30, "the standby taking over")
         receiver.wait_for(lambda got: len(got) >= 1, timeout=30)
         assert time.monotonic() - entered >= 9  # after its for:, from the standby's timer
         standby.stop()
