@@ -20,9 +20,12 @@ def parse(argv: list[str] | None) -> Plan:
     parser.add_argument("--seconds", type=float, default=30.0, help="per rate")
     parser.add_argument("--idle-seconds", type=float, default=15.0)
     parser.add_argument("--cpu", type=int, default=-1, help="pin the service; -1: not pinned")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy raw stacks of each rate window: PROFILE-at-RATE.txt"
+    )
     args = parser.parse_args(argv)
     cpu = None if args.cpu < 0 else args.cpu
-    return Plan(tuple(args.rates), args.seconds, args.idle_seconds, cpu)
+    return Plan(tuple(args.rates), args.seconds, args.idle_seconds, cpu, args.profile)
 
 
 def table(figures: dict[str, Any], rates: tuple[float, ...]) -> str:
@@ -76,7 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     machine_speed = speed.reference()
     with tempfile.TemporaryDirectory(prefix="kn-threadcost-") as work:
         figures = measure(plan, Path(work))
-    figures |= {"speed_at_start": machine_speed, "plan": asdict(plan)}
+    plan_json = asdict(plan) | {"profile": str(plan.profile or "")}
+    figures |= {"speed_at_start": machine_speed, "plan": plan_json}
     print(speed.line(machine_speed))
     print(table(figures, plan.rates))
     print(f"\nwritten to {results.write('threadcost', figures)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -25,6 +26,7 @@ class Plan:
     seconds: float
     idle_seconds: float
     cpu: int | None  # the service's core; None: not pinned
+    profile: Path | None = None  # py-spy's raw stacks of each rate window go here
 
 
 class QuietNotifier(ScaleNotifier):
@@ -84,8 +86,9 @@ def measure(plan: Plan, work_dir: Path) -> dict[str, Any]:
         }
         for rate in plan.rates:
             figures[f"at_{rate:g}"] = _rate(
-                plan, standin=standin, receiver=receiver, pid=pid, names=names, rate=rate
-            )
+                plan, standin=standin, receiver=receiver, pid=pid, names=names, rate=rate,
+                py_spy=py_spy,
+            )  # fmt: skip
         return figures
     finally:
         if subject is not None:
@@ -102,8 +105,18 @@ def _rate(
     pid: int,
     names: dict[int, str],
     rate: float,
+    py_spy: str,
 ) -> dict[str, Any]:
     receiver.take()
+    recorder = None
+    if plan.profile is not None:
+        # The thread holding the GIL (running Python), 250 samples a second: where CPU goes.
+        output = plan.profile.with_name(f"{plan.profile.name}-at-{rate:g}.txt")
+        recorder = subprocess.Popen(
+            [py_spy, "record", "--format", "raw", "--rate", "250", "--gil",
+             "--duration", f"{plan.seconds:.0f}", "--pid", str(pid), "--output", str(output)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
     answer: dict[str, Any] = {}
     started = time.monotonic()
 
@@ -112,6 +125,8 @@ def _rate(
         _drained(receiver, set(answer["matching"]), 60)
 
     costs = _window(pid, names, burst)
+    if recorder is not None:
+        recorder.wait(60)
     told, _unparsed = receiver.take()
     figures = _costs(costs, answer["changes"], time.monotonic() - started)
     return figures | {"expected": len(answer["matching"]), "told": len(set(told))}

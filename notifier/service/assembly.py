@@ -148,6 +148,7 @@ class Service:
             stores=self.informers.stores,
             sink=RoutingStage(self.engine, self.gate.submit, observe),
             count=config.watch.workers,
+            commits=self.state.writer if self.state else None,
         )
 
     def _informer(self, kind: Kind, kinds: Kinds, namespaces: Sequence[str]) -> Informer:

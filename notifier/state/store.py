@@ -61,6 +61,11 @@ class StateStore:
         self._writer.start()
 
     @property
+    def writer(self) -> BatchWriter:
+        """For threads that commit their own urgent writes (``BatchWriter.caller_commits``)."""
+        return self._writer
+
+    @property
     def path(self) -> Path:
         return self._path
 

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from typing import Protocol
 
 from notifier.objects import Kind, KubeObject
@@ -30,6 +31,14 @@ from notifier.workers.known import Known
 from notifier.workers.pending import Pending
 
 log = logging.getLogger("notifier.workers")
+
+
+class CallerCommits(Protocol):
+    """The state writer's offer (``BatchWriter.caller_commits``): a worker commits the
+    notifications of its pass itself when it has nothing else to do, instead of waking
+    the writer's thread for them."""
+
+    def caller_commits(self, more_work: Callable[[], bool]) -> AbstractContextManager[None]: ...
 
 
 class TransitionSink(Protocol):
@@ -106,6 +115,7 @@ class Workers:
         sink: TransitionSink,
         count: int = 4,
         clock: Callable[[], float] = time.time,
+        commits: CallerCommits | None = None,
     ) -> None:
         self._queue = queue
         self._intake = intake
@@ -114,6 +124,7 @@ class Workers:
         self._sink = sink
         self._count = count
         self._clock = clock
+        self._commits = commits
         self._threads: list[threading.Thread] = []
         self._busy_since: dict[str, float] = {}
         self.processed = 0
@@ -149,10 +160,16 @@ class Workers:
         while (key := self._queue.get()) is not None:
             self._busy_since[name] = time.monotonic()
             try:
-                self.process(key)
+                with self._pass_commits():
+                    self.process(key)
             finally:
                 self._busy_since.pop(name, None)
                 self._queue.done(key)
+
+    def _pass_commits(self) -> AbstractContextManager[None]:
+        if self._commits is None:
+            return nullcontext()
+        return self._commits.caller_commits(lambda: len(self._queue) > 0)
 
     def process(self, key: WorkKey) -> None:
         pending = self._intake.take(key)

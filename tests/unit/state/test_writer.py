@@ -138,3 +138,51 @@ def test_flush_commits_lazy_writes_at_once(
 
     assert writer.flush(5)
     assert rows(db) == [1]
+
+
+def _committed_on(callers: list[str]) -> partial[None]:
+    return partial(lambda seen: seen.append(threading.current_thread().name), callers)
+
+
+def test_a_caller_with_nothing_else_to_do_commits_its_own_urgent_writes(
+    writer: BatchWriter, db: Path
+) -> None:
+    committed_on: list[str] = []
+    with writer.caller_commits(lambda: False):
+        writer.submit(partial(insert, 1), _committed_on(committed_on))
+        writer.submit(partial(insert, 2), urgent=False)  # joins the caller's batch
+    # Committed before caller_commits returned, on this thread: no wait, no wake.
+    assert rows(db) == [1, 2]
+    assert committed_on == [threading.current_thread().name]
+
+
+def test_a_caller_with_more_work_leaves_the_commit_to_the_writer(
+    writer: BatchWriter, db: Path
+) -> None:
+    committed_on: list[str] = []
+    with writer.caller_commits(lambda: True):
+        writer.submit(partial(insert, 1), _committed_on(committed_on))
+    assert writer.flush(5)
+    assert rows(db) == [1]
+    assert committed_on == ["state-writer"]
+
+
+def test_a_caller_never_commits_beside_a_commit_under_way(writer: BatchWriter, db: Path) -> None:
+    """The writer holds the connection: the caller's write waits its turn, in order."""
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_insert(n: int, conn: sqlite3.Connection) -> None:
+        inside.set()
+        assert release.wait(5)
+        insert(n, conn)
+
+    committed_on: list[str] = []
+    writer.submit(partial(slow_insert, 1))
+    assert inside.wait(5)
+    with writer.caller_commits(lambda: False):
+        writer.submit(partial(insert, 2), _committed_on(committed_on))
+    assert rows(db) == []  # the caller did not commit: the writer's batch is still open
+    release.set()
+    assert writer.flush(5)
+    assert rows(db) == [1, 2]
+    assert committed_on == ["state-writer"]
