@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.e2e.churn import START_DELAY
+from bench.e2e.receiver import Receiver
 from bench.e2e.settings import Settings
 from bench.e2e.starts import FirstSeconds, StartTold, wait_for_catch_up
 from bench.e2e.subjects import Subject
@@ -128,7 +129,10 @@ class SubjectRun:
         self._changes_at_stop: Counter[int] = Counter()
 
     def trial(self, trials: Trials, rate: Rate, seconds: float) -> TrialResult:
-        self._start(trials)
+        restart = self.subject.keeps_state and bool(self.result.ready_seconds)
+        self.start(
+            trials.receiver, trials.changed_since(self._changes_at_stop) if restart else set()
+        )
         try:
             trial = trials.run(rate, seconds, self.subject)
             self.result.peak_rss = max(self.result.peak_rss, self.subject.peak_rss_bytes())
@@ -146,16 +150,16 @@ class SubjectRun:
         candidates = ([None] if not failed else []) + fixed
         self.candidates = candidates[: self.settings.max_sustain_trials]
 
-    def _start(self, trials: Trials) -> None:
+    def start(self, receiver: Receiver, expected: set[int]) -> None:
+        """Starts the subject, ready and settled for a trial; ``expected``: the churn Pods a
+        restart with saved state is to tell (changed while it was down)."""
         first = not self.result.ready_seconds
         saved_state = self.subject.keeps_state and not first
-        expected = trials.changed_since(self._changes_at_stop) if saved_state else set()
-        trials.receiver.take()  # what came after the previous trial: not this start's
+        receiver.take()  # what came after the previous trial: not this start's
         window = self._launch(first)
         if expected:
-            s = self.settings
-            wait_for_catch_up(trials.receiver, expected, s.quiet, s.drain_cap)
-        told = StartTold.of(trials.receiver.take(), expected, saved_state=saved_state)
+            wait_for_catch_up(receiver, expected, self.settings.quiet, self.settings.drain_cap)
+        told = StartTold.of(receiver.take(), expected, saved_state=saved_state)
         self.result.told_on_start.append(told)
         say(
             f"{self.subject.name}: ready in {self.result.ready_seconds[-1]:.2f} s"

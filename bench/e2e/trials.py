@@ -15,6 +15,10 @@ earlier trial's. Mentions that match no change are counted in
 CPU (``cpu.CpuShares``) is accounted from the start of the churn to the
 end of the drain; the subject's share per 1,000 accepted changes is the
 figure the targets are about.
+
+``changes`` counts the accepted changes per churn Pod over the whole run
+(probe included), so a restart can be told which Pods changed while its
+subject was down (``changed_since``).
 """
 
 from __future__ import annotations
