@@ -1,5 +1,6 @@
 """The run sizes: ``--smoke`` (a minute of trials), ``--quick`` (about 3 minutes) and the full run
-(11-15 minutes, at most 25).
+(11-15 minutes, at most 25), each a workload, plus each subject's first start waiting out its
+``start_window`` (30 s; the sustain search's budget is extended by it).
 
 The full run is the one the issue's targets are about: 10,000 Pods, 1,000
 Deployments and 1,000 Services cached, latency steps of 30 s, sustain
