@@ -6,8 +6,10 @@ through kwok and Deployments rolling in the background); each subject runs
 as its own process with a webhook sink pointed at a local receiver that
 timestamps arrivals. Measured per subject: latency percentiles at 20, 50, 100, 200
 and 1,000 changes per second, the highest rate sustained with nothing lost,
-CPU seconds per 1,000 changes, peak RSS and time to ready with the fleet
-cached. Two workloads, one after the other on fresh control planes
+CPU seconds per 1,000 changes, peak RSS, and start-up with the fleet
+cached: ready after the first start, the process tree's CPU in its first
+30 s, and ready after a restart with saved state (kube-notifier's later
+starts reuse its state file; ``starts``). Two workloads, one after the other on fresh control planes
 (``workloads``): large Pods with label patches and background churn, and
 small Pods churned through phase transitions (``phases``) with none.
 ``python -m bench.e2e [--quick | --smoke] [--kubewatch-src DIR] [--workload NAME]``;
@@ -27,6 +29,7 @@ Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
 ``watchfloor`` (a bare watcher: the control plane's part of the latency),
 ``scoring`` (pure), ``subjects`` / ``baseline`` / ``kubewatch``,
 ``procstat`` / ``cpu`` (who used the CPU), ``trials`` / ``measuring`` (one
-trial; the subjects taking turns), ``settings``, ``report`` / ``targets``,
+trial; the subjects taking turns), ``starts`` (a start's CPU and what it
+told), ``settings``, ``headline`` / ``report`` / ``targets``,
 ``workloads`` / ``phases``, ``runner``.
 """

@@ -9,6 +9,16 @@ kubewatch's, the baseline's, kube-notifier's 200/s step, ...): on a
 machine shared with other work, load that comes and goes falls on all
 alike.
 
+The first start is a first start for every subject ("ready after
+start"); it also gives the idle CPU and the CPU of the first 30 s
+(``starts.FirstSeconds``: the trial waits for that window to close).
+Later starts of kube-notifier reuse its state file, as a user's restarts
+do ("ready after restart with saved state": the median of those starts);
+kubewatch and the baseline keep no state, so theirs are plain restarts.
+Before each start's first trial the bench waits for the catch-up a
+restart owes (``starts.wait_for_catch_up``) and records what each start
+told (``starts.StartTold``): nothing of it is scored in the trial.
+
 Steps: 20, 50, 100, 200 and 1,000 changes per second. Then the sustain search, per
 subject: flat out first (unless a step already lost changes), then the
 ladder's fixed rates below the lowest achieved rate that lost, highest
@@ -21,12 +31,15 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bench.e2e.churn import START_DELAY
+from bench.e2e.receiver import Receiver
 from bench.e2e.settings import Settings
+from bench.e2e.starts import FirstSeconds, StartTold, wait_for_catch_up
 from bench.e2e.subjects import Subject
 from bench.e2e.trials import TrialResult, Trials
 
@@ -47,10 +60,23 @@ class SubjectResult:
     steps: list[TrialResult] = field(default_factory=list)
     sustain: list[TrialResult] = field(default_factory=list)
     sustain_skipped: list[str] = field(default_factory=list)
+    keeps_state: bool = False  # later starts read the first one's state file
+    start_cpu_seconds: float | None = None  # process tree, first start_window s of the first start
+    start_window: float = 30.0
+    told_on_start: list[StartTold] = field(default_factory=list)  # one per start
 
     @property
     def first_ready(self) -> float:
         return self.ready_seconds[0] if self.ready_seconds else float("nan")
+
+    @property
+    def restart_ready(self) -> float | None:
+        """Median ready of the starts after the first (with saved state if it keeps any)."""
+        return statistics.median(self.ready_seconds[1:]) if len(self.ready_seconds) > 1 else None
+
+    @property
+    def unexpected_on_start(self) -> int:
+        return sum(told.unexpected for told in self.told_on_start)
 
     @property
     def highest_sustained(self) -> float | None:
@@ -71,6 +97,12 @@ class SubjectResult:
             "ready_seconds_first": self.first_ready,
             "ready_seconds_median": statistics.median(self.ready_seconds or [float("nan")]),
             "ready_seconds_all": self.ready_seconds,
+            "restarts_keep_state": self.keeps_state,
+            "ready_seconds_after_restart_median": self.restart_ready,
+            "start_cpu_seconds": self.start_cpu_seconds,
+            "start_window_seconds": self.start_window,
+            "told_on_start": [told.as_json() for told in self.told_on_start],
+            "unexpected_on_start": self.unexpected_on_start,
             "settle_seconds_after_ready": self.settle_seconds,
             "idle_cpu_fraction": self.idle_cpu_fraction,
             "rss_after_ready_bytes": self.rss_after_ready,
@@ -89,17 +121,24 @@ class SubjectRun:
     def __init__(self, subject: Subject, settings: Settings) -> None:
         self.subject = subject
         self.settings = settings
-        self.result = SubjectResult(subject.name)
+        self.result = SubjectResult(
+            subject.name, keeps_state=subject.keeps_state, start_window=settings.start_window
+        )
         self.candidates: list[Rate] = []
         self.done = False
+        self._changes_at_stop: Counter[int] = Counter()
 
     def trial(self, trials: Trials, rate: Rate, seconds: float) -> TrialResult:
-        self._start()
+        restart = self.subject.keeps_state and bool(self.result.ready_seconds)
+        self.start(
+            trials.receiver, trials.changed_since(self._changes_at_stop) if restart else set()
+        )
         try:
             trial = trials.run(rate, seconds, self.subject)
             self.result.peak_rss = max(self.result.peak_rss, self.subject.peak_rss_bytes())
         finally:
             self.subject.stop()
+            self._changes_at_stop = Counter(trials.changes)
         say(_line(self.subject.name, trial))
         return trial
 
@@ -111,20 +150,41 @@ class SubjectRun:
         candidates = ([None] if not failed else []) + fixed
         self.candidates = candidates[: self.settings.max_sustain_trials]
 
-    def _start(self) -> None:
-        self.subject.start()
-        ready = self.subject.wait_ready(self.settings.ready_timeout)
+    def start(self, receiver: Receiver, expected: set[int]) -> None:
+        """Starts the subject, ready and settled for a trial; ``expected``: the churn Pods a
+        restart with saved state is to tell (changed while it was down)."""
         first = not self.result.ready_seconds
-        self.result.ready_seconds.append(ready)
+        saved_state = self.subject.keeps_state and not first
+        receiver.take()  # what came after the previous trial: not this start's
+        window = self._launch(first)
+        if expected:
+            wait_for_catch_up(receiver, expected, self.settings.quiet, self.settings.drain_cap)
+        told = StartTold.of(receiver.take(), expected, saved_state=saved_state)
+        self.result.told_on_start.append(told)
+        say(
+            f"{self.subject.name}: ready in {self.result.ready_seconds[-1]:.2f} s"
+            f"{' with saved state' if saved_state else ''}, settled "
+            f"{self.result.settle_seconds[-1]:.1f} s later{_start_notes(window, told)}"
+        )
+
+    def _launch(self, first: bool) -> FirstSeconds | None:
+        """Starts the subject and waits until it is ready and settled (on the first start,
+        also for its idle CPU and the end of its start window)."""
+        self.subject.start()
+        window = FirstSeconds(self.subject, self.settings.start_window) if first else None
+        try:
+            self.result.ready_seconds.append(self.subject.wait_ready(self.settings.ready_timeout))
+        except RuntimeError:
+            if window is not None:
+                window.cancel()
+            raise
         if first:
             self.result.rss_after_ready = self.subject.rss_bytes()
         self.result.settle_seconds.append(self._settle())
-        if first:
+        if window is not None:
             self.result.idle_cpu_fraction = self._cpu_fraction(IDLE_SECONDS)
-        say(
-            f"{self.subject.name}: ready in {ready:.2f} s, settled "
-            f"{self.result.settle_seconds[-1]:.1f} s later"
-        )
+            self.result.start_cpu_seconds = window.result()
+        return window
 
     def _settle(self) -> float:
         """Seconds until the work it does after ready (on the initial list) is done."""
@@ -166,6 +226,16 @@ def _sustain_trial(run: SubjectRun, rate: Rate, trials: Trials, deadline: float)
     trial = run.trial(trials, rate, settings.sustain_seconds)
     run.result.sustain.append(trial)
     run.done = trial.sustained
+
+
+def _start_notes(window: FirstSeconds | None, told: StartTold) -> str:
+    notes = []
+    if window is not None and window.cpu_seconds is not None:
+        notes.append(f"{window.cpu_seconds:.2f} CPU s in its first {window.window:.0f} s")
+    if told.saved_state:
+        notes.append(f"told {told.told_pods} of {told.expected_pods} churn Pods changed meanwhile")
+    notes.append(f"{told.unexpected} unexpected, {sum(told.others.values())} other notifications")
+    return "; " + ", ".join(notes)
 
 
 def _rate_text(rate: Rate) -> str:

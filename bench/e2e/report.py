@@ -21,15 +21,14 @@ from typing import Any
 
 from bench import speed
 from bench.e2e.cpu import CpuShares
+from bench.e2e.headline import COSTS, HEADLINE_ROWS, headline, window_text
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import Settings
 from bench.e2e.targets import against_baseline, against_kubewatch
 from bench.e2e.trials import TrialResult
 from tests.controlplane import assets
 
-MIB = 1024 * 1024
 OURS = "kube-notifier"
-HEADLINE_RATE = 200.0  # the step whose CPU per 1,000 changes and p99 the targets are about
 Json = dict[str, Any]
 
 
@@ -67,46 +66,10 @@ def _ratio(numerator: float | None, denominator: float | None) -> float | None:
     return numerator / denominator
 
 
-COSTS = (
-    "ready_seconds",
-    "peak_rss_mib",
-    "cpu_per_1000_at_20",
-    "cpu_per_1000_at_100",
-    "cpu_per_1000_at_200",
-    "p99_ms_at_200",
-    "p99_after_answer_ms_at_200",
-    "p99_added_ms_at_200",
-)
-
-
-def _headline(result: SubjectResult) -> Json:
-    step = result.step(HEADLINE_RATE)
-    return {
-        "ready_seconds": result.first_ready,
-        "peak_rss_mib": result.peak_rss / MIB,
-        "cpu_per_1000_at_20": _cpu_at(result, 20.0),
-        "cpu_per_1000_at_100": _cpu_at(result, 100.0),
-        "cpu_per_1000_at_200": step.cpu_per_1000 if step else None,
-        "p99_ms_at_200": step.score.latency.p99 if step else None,
-        "p99_after_answer_ms_at_200": step.score.after_answer.p99 if step else None,
-        "p99_added_ms_at_200": step.score.added.p99 if step else None,
-        "p99_watch_floor_ms_at_200": step.score.watch_latency.p99 if step else None,
-        "highest_sustained_rate": result.highest_sustained,
-        "kept_up_flat_out": result.kept_up_flat_out,
-        "achieved_rate_at_200": step.score.write_rate if step else None,
-        "idle_cpu_percent": result.idle_cpu_fraction * 100,
-    }
-
-
-def _cpu_at(result: SubjectResult, rate: float) -> float | None:
-    step = result.step(rate)
-    return step.cpu_per_1000 if step else None
-
-
 def ratios(ours: SubjectResult, peer: SubjectResult) -> Json:
     """Cost ratios; the rate ratio only when one of them did not keep up flat out (when both
     did, each sustained what the control plane wrote during its trial: no ratio of theirs)."""
-    mine, theirs = _headline(ours), _headline(peer)
+    mine, theirs = headline(ours), headline(peer)
     rate = "highest_sustained_rate"
     both_bound = ours.kept_up_flat_out and peer.kept_up_flat_out
     return {
@@ -126,10 +89,10 @@ def _ratio_of(report: Json, peer: str, key: str) -> float | None:
 
 def targets(results: dict[str, SubjectResult], flat_out: float) -> Json:
     ours = results[OURS]
-    mine = _headline(ours)
-    judged = against_baseline(mine, _headline(results["baseline"]), ours.kept_up_flat_out, flat_out)
+    mine = headline(ours)
+    judged = against_baseline(mine, headline(results["baseline"]), ours.kept_up_flat_out, flat_out)
     if "kubewatch" in results:
-        judged |= against_kubewatch(mine, _headline(results["kubewatch"]))
+        judged |= against_kubewatch(mine, headline(results["kubewatch"]))
     return judged
 
 
@@ -154,7 +117,7 @@ def build(
         "notes": notes or {},
         "control_plane_probe": probe.as_json(),
         "subjects": {name: result.as_json() for name, result in results.items()},
-        "headline": {name: _headline(result) for name, result in results.items()},
+        "headline": {name: headline(result) for name, result in results.items()},
         "ratios": {
             key: value
             for name, result in results.items()
@@ -229,23 +192,6 @@ def _parts(cpu: CpuShares) -> tuple[float, float, float, float]:
     return cpu.subject, cpu.control_plane, cpu.machine, cpu.others
 
 
-HEADLINE_ROWS = (
-    ("ready (s)", "ready_seconds", 2),
-    ("peak RSS (MiB)", "peak_rss_mib", 0),
-    ("CPU s / 1,000 changes @20/s", "cpu_per_1000_at_20", 2),
-    ("CPU s / 1,000 changes @100/s", "cpu_per_1000_at_100", 2),
-    ("CPU s / 1,000 changes @200/s", "cpu_per_1000_at_200", 2),
-    ("p99 ms @200/s, from send", "p99_ms_at_200", 0),
-    ("p99 ms @200/s, from API answer", "p99_after_answer_ms_at_200", 0),
-    ("p99 ms @200/s, added (from a bare watcher)", "p99_added_ms_at_200", 0),
-    ("  (p99 ms @200/s send -> bare watcher)", "p99_watch_floor_ms_at_200", 0),
-    ("highest rate sustained, no loss (/s)", "highest_sustained_rate", 0),
-    ("  ...with the control plane flat out", "kept_up_flat_out", 0),
-    ("(achieved rate of the 200/s step)", "achieved_rate_at_200", 0),
-    ("idle CPU (% of a core)", "idle_cpu_percent", 1),
-)
-
-
 def table(report: Json, results: dict[str, SubjectResult]) -> str:
     m, setup = report["machine"], report["setup"]
     probe = report["control_plane_probe"]["score"]
@@ -268,15 +214,23 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
     names = list(results)
     peers = [name for name in names if name != OURS]
     rows = [["", *names, *(f"{peer}/ours*" for peer in peers)]]
+    window = window_text(head)
     for label, key, digits in HEADLINE_ROWS:
         cells = [_num(head[name][key], digits) for name in names]
         ratios_ = [_ratio_of(report, peer, key) for peer in peers]
-        rows.append([label, *cells, *("" if r is None else f"{r:.1f}x" for r in ratios_)])
+        rows.append(
+            [
+                label.format(window=window),
+                *cells,
+                *(_ratio_text(r) for r in ratios_),
+            ]
+        )
     lines.extend(_columns(rows))
     lines.append(
         "* peer / kube-notifier for costs, kube-notifier / peer for the rate (none when"
         " both kept up flat out: each then sustained what the control plane wrote meanwhile)"
     )
+    lines.extend(_restart_notes(results))
     lines.append("")
     lines.append(
         "trials (latencies in ms from the send unless said; watch: send -> a bare watcher; "
@@ -286,6 +240,29 @@ def table(report: Json, results: dict[str, SubjectResult]) -> str:
     lines.append("")
     lines.extend(f"target: {k}: {_num(v)}" for k, v in report["targets"].items())
     return "\n".join(lines)
+
+
+def _ratio_text(ratio: float | None) -> str:
+    if ratio is None:
+        return ""
+    return f"{ratio:.2f}x" if ratio < 0.1 else f"{ratio:.1f}x"  # never a bare "0.0x"
+
+
+def _restart_notes(results: dict[str, SubjectResult]) -> list[str]:
+    """What "ready after restart" was for each subject, and what its restarts told."""
+    stateless = [name for name, result in results.items() if not result.keeps_state]
+    lines = [f"{', '.join(stateless)}: no saved state: a restart is a plain restart"]
+    for name, result in results.items():
+        caught_up = [told for told in result.told_on_start if told.saved_state]
+        if caught_up:
+            told = sum(t.told_pods for t in caught_up)
+            expected = sum(t.expected_pods for t in caught_up)
+            others = sum(sum(t.others.values()) for t in caught_up)
+            lines.append(
+                f"{name}: {len(caught_up)} restarts with saved state told {told} of the {expected}"
+                f" churn Pods changed while it was down, {others} other notifications"
+            )
+    return lines
 
 
 def _columns(rows: list[list[str]]) -> list[str]:

@@ -14,6 +14,12 @@ kube-notifier runs ``python -m notifier run`` as shipped, with the config
 below (written to the work directory), a durable state file (the outbox
 is SQLite, as in the Helm chart) and the default 4 workers and webhook
 delivery settings (4 connections, queue of 1,000 spilling to the outbox).
+Every start of it in a run uses the same state file, as a user's restarts
+do: the first start makes it (a first start: the initial list is the
+baseline, told nothing), each later one compares the list with what the
+previous run saved and tells what changed meanwhile (``catch_up``). It is
+the one subject that ``keeps_state``: kubewatch and the baseline keep
+nothing, so each of their starts is a first start.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ rules:
 
 class Subject(ABC):
     name: str
+    keeps_state = False  # a restart reads what the previous run saved (else: starts afresh)
 
     def __init__(self, work_dir: Path, kubeconfig: Path, webhook: str) -> None:
         self.work_dir = work_dir
@@ -138,6 +145,10 @@ class Subject(ABC):
     def cpu_seconds(self) -> float:
         return procstat.cpu_seconds(self.pid)
 
+    def tree_cpu_seconds(self) -> float:
+        """Its process tree's CPU since launch (``procstat.tree_cpu_seconds``)."""
+        return procstat.tree_cpu_seconds(self.pid)
+
     def peak_rss_bytes(self) -> int:
         return procstat.peak_rss_bytes(self.pid)
 
@@ -161,6 +172,7 @@ class Subject(ABC):
 
 class KubeNotifier(Subject):
     name = "kube-notifier"
+    keeps_state = True
 
     def __init__(
         self, work_dir: Path, kubeconfig: Path, webhook: str, config: str = OUR_CONFIG
@@ -169,10 +181,9 @@ class KubeNotifier(Subject):
         self.port = free_port()
         self.config_path = work_dir / "kube-notifier.yaml"
         self.config_path.write_text(config)
-        self._runs = 0
+        self.state_path = work_dir / "kube-notifier-state.db"  # kept from start to start
 
     def argv(self) -> list[str]:
-        self._runs += 1
         return [
             sys.executable,
             "-m",
@@ -185,7 +196,7 @@ class KubeNotifier(Subject):
             "--listen",
             f"127.0.0.1:{self.port}",
             "--state",
-            str(self.work_dir / f"state-{self._runs}.db"),  # fresh: no catch-up from a past run
+            str(self.state_path),
             "--log-format",
             "json",
             "--log-level",

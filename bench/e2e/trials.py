@@ -15,12 +15,17 @@ earlier trial's. Mentions that match no change are counted in
 CPU (``cpu.CpuShares``) is accounted from the start of the churn to the
 end of the drain; the subject's share per 1,000 accepted changes is the
 figure the targets are about.
+
+``changes`` counts the accepted changes per churn Pod over the whole run
+(probe included), so a restart can be told which Pods changed while its
+subject was down (``changed_since``).
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -103,6 +108,7 @@ class Trials:
         self.churn = churn
         self.receiver = receiver
         self.pods = pods
+        self.changes: Counter[int] = Counter()  # accepted churn changes per Pod, all trials
         self._number = 0
 
     def run(self, rate: float | None, seconds: float, subject: Subject | None) -> TrialResult:
@@ -122,6 +128,7 @@ class Trials:
         background = Background(self.endpoint, self.settings.size, self.settings.background, trial)
         with background as counts:
             sends, watched = self.churn.run(plan)
+        self.changes.update(pod for pod, *_rest, status in sends if 200 <= status < 300)
         drain = self._drain(sends, trial) if subject else None
         cpu = self.meter.since(before, subject)
         received = self.receiver.take()
@@ -139,6 +146,11 @@ class Trials:
             os.getloadavg(),
             has_subject=subject is not None,
         )
+
+    def changed_since(self, before: Counter[int]) -> set[int]:
+        """Churn Pods whose state differs from when ``changes`` was ``before``: any accepted
+        change of its seq label; in the phase workload, a phase not the one it was in."""
+        return changed_pods(self.changes, before, len(phases.PHASES) if self.by_phase else 0)
 
     def _phases(self) -> tuple[int, ...]:
         """The phase workload: where each churn Pod's cycle stands (one list)."""
@@ -165,6 +177,13 @@ class Trials:
             if now - started >= self.settings.drain_cap:
                 return Drain(now - started, "cap")
             time.sleep(POLL)
+
+
+def changed_pods(now: Counter[int], before: Counter[int], cycle: int = 0) -> set[int]:
+    """Pods with more changes in ``now`` than in ``before``; with a ``cycle`` (changes that
+    bring a Pod back where it was), only those whose count moved by no whole cycle."""
+    moved = {pod: count - before[pod] for pod, count in now.items()}
+    return {pod for pod, n in moved.items() if n and (not cycle or n % cycle)}
 
 
 def _arrivals_of(received: Received, sends: list[Send], trial: int) -> tuple[list[Arrival], int]:

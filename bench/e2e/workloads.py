@@ -24,6 +24,7 @@ from typing import Any
 from bench.e2e import fleet, phases
 from bench.e2e.background import BackgroundPlan
 from bench.e2e.fleet import FleetSize, Write
+from bench.e2e.headline import window_text
 from bench.e2e.subjects import OUR_CONFIG, Baseline, KubeNotifier
 
 PHASE_CONFIG = """\
@@ -115,7 +116,9 @@ WORST_ROWS = (
     ("CPU per change @20/s", "cpu_per_1000_at_20"),
     ("CPU per change @100/s", "cpu_per_1000_at_100"),
     ("CPU per change @200/s", "cpu_per_1000_at_200"),
-    ("ready", "ready_seconds"),
+    ("ready after start", "ready_seconds"),
+    ("CPU in the first {window} s", "start_cpu_seconds"),
+    ("ready after restart with saved state", "restart_ready_seconds"),
     ("peak RSS", "peak_rss_mib"),
     ("p99 @200/s", "p99_ms_at_200"),
 )
@@ -124,6 +127,9 @@ WORST_ROWS = (
 def worst_table(outcomes: Mapping[str, Json]) -> str:
     """The worse of the workloads' ratios, per peer, as printed at the end of a run."""
     worst = worst_ratios(outcomes)
+    window = window_text(
+        {n: h for o in outcomes.values() for n, h in o.get("headline", {}).items()}
+    )
     lines = ["worse of the workloads (peer / kube-notifier; below 1x: kube-notifier costs more):"]
     for direction, figures in sorted(worst.items()):
         if not direction.endswith("_over_ours"):
@@ -132,5 +138,6 @@ def worst_table(outcomes: Mapping[str, Json]) -> str:
         for label, key in WORST_ROWS:
             if key in figures:
                 found = figures[key]
-                lines.append(f"  {peer}: {label}: {found['value']:.2f}x ({found['workload']})")
+                text = label.format(window=window)
+                lines.append(f"  {peer}: {text}: {found['value']:.2f}x ({found['workload']})")
     return "\n".join(lines)

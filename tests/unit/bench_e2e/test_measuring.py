@@ -1,11 +1,19 @@
-"""The sustain search: which rates each subject is tried at, given its steps."""
+"""The sustain search: which rates each subject is tried at, given its steps; and what each
+start records (its first seconds' CPU, what a restart told)."""
 
 from __future__ import annotations
 
+import json
+import sys
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
+from bench.e2e import measuring
 from bench.e2e.measuring import SubjectResult, SubjectRun
-from bench.e2e.settings import FULL
+from bench.e2e.receiver import Receiver
+from bench.e2e.settings import FULL, SMOKE
 from bench.e2e.subjects import Baseline
 from tests.unit.bench_e2e.factories import trial
 
@@ -41,3 +49,58 @@ def test_steps_are_found_by_their_target_rate() -> None:
     step = result.step(200)
     assert step is not None and step.score.write_rate == 150
     assert result.step(1000) is None
+
+
+class Restarting(Baseline):
+    """Keeps state like kube-notifier: each start after the first posts, once ready, a
+    notification for the churn Pod ``told`` (a catch-up, right or wrong)."""
+
+    keeps_state = True
+
+    def __init__(self, work_dir: Path, webhook: str) -> None:
+        super().__init__(work_dir, work_dir / "kubeconfig", webhook)
+        self.starts = 0
+        self.told = "ns/p0"
+
+    def argv(self) -> list[str]:
+        self.starts += 1
+        namespace, name = self.told.split("/")
+        body = {
+            "rule": "r",
+            "object": {"namespace": namespace, "name": name, "labels": {"bench": "1"}},
+        }
+        payload = json.dumps(body).encode()
+        program = (
+            "import sys, urllib.request\n"
+            "print('ready', flush=True)\n"
+            f"if {self.starts} > 1:\n"
+            f"    request = urllib.request.Request({self.webhook!r}, {payload!r})\n"
+            "    urllib.request.urlopen(request, timeout=10).read()\n"
+            "sys.stdin.read()\n"
+        )
+        return [sys.executable, "-c", program]
+
+
+def test_starts_record_the_first_seconds_cpu_and_what_each_restart_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(measuring, "IDLE_SECONDS", 0.2)
+    settings = replace(SMOKE, start_window=1.0, quiet=0.5, drain_cap=5.0)
+    receiver = Receiver({"ns/p0": 0, "ns/p1": 1}).start()
+    subject = Restarting(tmp_path, receiver.url)
+    run = SubjectRun(subject, settings)
+    try:
+        for expected in (set(), {0}, {1}):
+            run.start(receiver, expected)
+            subject.stop()
+    finally:
+        subject.stop()
+        receiver.stop()
+    result = run.result
+    assert len(result.ready_seconds) == 3 and result.restart_ready is not None
+    assert result.start_cpu_seconds is not None and result.start_cpu_seconds > 0
+    first, right, wrong = result.told_on_start
+    assert (first.saved_state, first.told_pods, first.unexpected) == (False, 0, 0)
+    assert (right.saved_state, right.told_pods, right.unexpected, right.missing) == (True, 1, 0, 0)
+    assert (wrong.unexpected, wrong.missing) == (1, 1)  # told Pod 0, owed Pod 1
+    assert result.unexpected_on_start == 1

@@ -12,6 +12,7 @@ import pytest
 from bench.e2e import report
 from bench.e2e.measuring import SubjectResult
 from bench.e2e.settings import FULL
+from bench.e2e.starts import StartTold
 from tests.unit.bench_e2e.factories import trial
 
 MIB = 1024 * 1024
@@ -134,3 +135,29 @@ def test_a_skipped_kubewatch_says_why_above_the_table(results: dict[str, Subject
     data = report.build(FULL, SETUP, probe, results, time.monotonic(), notes=notes)
     assert "kubewatch: skipped (no source: pass --kubewatch-src DIR)" in report.table(data, results)
     assert "CPU per 1,000 changes <= kubewatch's" not in data["targets"]
+
+
+def test_start_up_has_three_figures_each_with_its_ratio_and_row(
+    results: dict[str, SubjectResult],
+) -> None:
+    ours, baseline = results["kube-notifier"], results["baseline"]
+    ours.keeps_state = True
+    ours.ready_seconds = [2.0, 1.0, 3.0, 1.5]  # first start, then three restarts
+    ours.start_cpu_seconds, baseline.start_cpu_seconds = 4.0, 2.0
+    baseline.ready_seconds = [40.0, 20.0]
+    ours.told_on_start = [
+        StartTold(False, 0, 0, 0, 0),
+        StartTold(True, 10, 10, 0, 0, {"image-changes": 3}),
+    ]
+    data = built(results)
+    assert data["headline"]["kube-notifier"]["restart_ready_seconds"] == 1.5  # the median
+    ratios = data["ratios"]["baseline_over_ours"]
+    assert ratios["start_cpu_seconds"] == pytest.approx(0.5)
+    assert ratios["restart_ready_seconds"] == pytest.approx(20.0 / 1.5)
+    assert data["subjects"]["kube-notifier"]["told_on_start"][1]["expected_pods"] == 10
+    lines = report.table(data, results).splitlines()
+    cpu_row = next(line for line in lines if line.startswith("CPU s in the first 30 s"))
+    assert cpu_row.split()[-3:] == ["4.00", "2.00", "0.5x"]
+    assert any(line.startswith("ready after restart with saved state (s)") for line in lines)
+    assert "baseline: no saved state: a restart is a plain restart" in lines
+    assert any("told 10 of the 10 churn Pods changed while it was down" in ln for ln in lines)

@@ -47,7 +47,7 @@ def test_a_subject_that_dies_before_ready_says_so_with_its_output(tmp_path: Path
         subject.stop()
 
 
-def test_our_config_loads_and_each_run_gets_a_fresh_state_file(tmp_path: Path) -> None:
+def test_our_config_loads_and_every_start_reuses_one_state_file(tmp_path: Path) -> None:
     loaded = read_config_text(OUR_CONFIG, "bench", environ={"KN_BENCH_WEBHOOK": "http://x/hook"})
     assert [rule.name for rule in loaded.config.rules] == [
         "bench-seq",
@@ -58,4 +58,6 @@ def test_our_config_loads_and_each_run_gets_a_fresh_state_file(tmp_path: Path) -
     ours = KubeNotifier(tmp_path, tmp_path / "kubeconfig", "http://127.0.0.1:9/hook")
     first, second = ours.argv(), ours.argv()
     state = first.index("--state") + 1
-    assert first[state] != second[state]
+    assert first[state] == second[state] == str(tmp_path / "kube-notifier-state.db")
+    assert ours.keeps_state
+    assert not Baseline(tmp_path, tmp_path / "kubeconfig", "http://127.0.0.1:9/hook").keeps_state

@@ -35,3 +35,17 @@ def test_the_worse_ratio_of_the_workloads_is_kept_with_its_workload() -> None:
 def test_a_missing_figure_does_not_hide_the_other_workloads() -> None:
     outcomes = {"large-objects": outcome(None, 1.0), "phase-transitions": outcome(0.4, 1.0)}
     assert worst_ratios(outcomes)["kubewatch_over_ours"]["cpu_per_1000_at_20"]["value"] == 0.4
+
+
+def test_the_start_up_figures_are_among_the_worse_ratios_printed() -> None:
+    outcomes = {
+        "large-objects": {
+            "ratios": {
+                "kubewatch_over_ours": {"start_cpu_seconds": 0.2, "restart_ready_seconds": 0.5}
+            },
+            "headline": {"kube-notifier": {"start_window_seconds": 30.0}},
+        }
+    }
+    text = worst_table(outcomes)
+    assert "kubewatch: CPU in the first 30 s: 0.20x (large-objects)" in text
+    assert "kubewatch: ready after restart with saved state: 0.50x (large-objects)" in text
