@@ -1,20 +1,27 @@
-"""FastAPI application: health that tells the truth, Prometheus metrics, the on-call's page."""
+"""The HTTP application: health that tells the truth, Prometheus metrics, the on-call's page.
+
+The core routes are plain Starlette; the page (FastAPI: its query checks, a
+quarter second of imports) is imported and mounted only when it is served.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from fastapi import FastAPI, Request, Response
-from fastapi.responses import JSONResponse
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
 
 from notifier.api.checks import Check, CheckResult, run_checks
 from notifier.api.decisions import DecisionLog
-from notifier.api.page.routes import add_page
 from notifier.api.page.views import PageParts
 
 SERVICE_UNAVAILABLE = 503
+UNPROCESSABLE = 422
+DEFAULT_DECISIONS = 100
 
 
 def _report(results: list[CheckResult]) -> JSONResponse:
@@ -26,6 +33,31 @@ def _report(results: list[CheckResult]) -> JSONResponse:
     return JSONResponse(body, status_code=200 if ok else SERVICE_UNAVAILABLE)
 
 
+def _checks(path: str, checks: Callable[[], Sequence[Check]]) -> Route:
+    def report(_request: Request) -> JSONResponse:
+        return _report(run_checks(checks()))
+
+    return Route(path, report, methods=["GET"])
+
+
+def _metrics(registry: CollectorRegistry) -> Route:
+    def metrics(request: Request) -> Response:
+        encoder, content_type = choose_encoder(request.headers.get("accept", ""))
+        return Response(encoder(registry), media_type=content_type)
+
+    return Route("/metrics", metrics, methods=["GET"])
+
+
+def _decisions(log: DecisionLog) -> Route:
+    def recent_decisions(request: Request) -> JSONResponse:
+        limit = request.query_params.get("limit", str(DEFAULT_DECISIONS))
+        if not limit.isdigit():
+            return JSONResponse({"detail": "limit: a whole number"}, status_code=UNPROCESSABLE)
+        return JSONResponse({"decisions": log.recent(int(limit))})
+
+    return Route("/debug/decisions", recent_decisions, methods=["GET"])
+
+
 def create_app(
     *,
     liveness: Callable[[], Sequence[Check]],
@@ -33,30 +65,17 @@ def create_app(
     registry: CollectorRegistry = REGISTRY,
     decisions: DecisionLog | None = None,
     page: PageParts | None = None,
-) -> FastAPI:
-    """``decisions`` (/debug/decisions) and ``page`` (/page/...) are served when given."""
-    app = FastAPI(title="kube-notifier", docs_url=None, redoc_url=None, openapi_url=None)
-
-    @app.get("/healthz")
-    def healthz() -> JSONResponse:
-        return _report(run_checks(liveness()))
-
-    @app.get("/readyz")
-    def readyz() -> JSONResponse:
-        return _report(run_checks(readiness()))
-
-    @app.get("/metrics")
-    def metrics(request: Request) -> Response:
-        encoder, content_type = choose_encoder(request.headers.get("accept", ""))
-        return Response(encoder(registry), media_type=content_type)
-
+) -> Starlette:
+    """``decisions`` (/debug/decisions) and ``page`` (/ and /page/...) are served when given."""
+    routes: list[BaseRoute] = [
+        _checks("/healthz", liveness),
+        _checks("/readyz", readiness),
+        _metrics(registry),
+    ]
     if decisions is not None:
-
-        @app.get("/debug/decisions")
-        def recent_decisions(limit: int = 100) -> JSONResponse:
-            return JSONResponse({"decisions": decisions.recent(limit)})
-
+        routes.append(_decisions(decisions))
     if page is not None:
-        add_page(app, page)
+        from notifier.api.page.routes import page_app  # noqa: PLC0415 - FastAPI: only for the page
 
-    return app
+        routes.append(Mount("", app=page_app(page)))
+    return Starlette(routes=routes)

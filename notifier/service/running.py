@@ -1,9 +1,10 @@
 """``kube-notifier run``: build every part, start them in order, stop them in reverse.
 
 Start: config -> credentials and an access check -> state -> delivery ->
-workers -> informers -> HTTP. The HTTP layer (FastAPI, uvicorn: half a
-second of imports) is imported only once the informers are listing, so the
-API server serializes the first pages while we import. Once informers are
+workers -> informers -> HTTP. The HTTP layer (Starlette, uvicorn: a tenth
+of a second of imports; FastAPI too with the page) is imported only once the
+informers are listing, so the API server serializes the first pages while
+we import. Once informers are
 synced, what we knew before a restart and is gone now is queued as catch-up
 deletes, and the cache is frozen out of the cyclic GC's reach; memory is given
 back after the initial list and after each relist, once acted on
