@@ -1,19 +1,23 @@
 """The HTTP application: health that tells the truth, Prometheus metrics, the on-call's page.
 
-The core routes are plain Starlette; the page (FastAPI: its query checks, a
-quarter second of imports) is imported and mounted only when it is served.
+The core routes are plain Starlette. The page is FastAPI (its query checks):
+a quarter of a second of imports, so its application is built on the first
+request that reaches it, not at start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from prometheus_client import REGISTRY, CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from notifier.api.checks import Check, CheckResult, run_checks
 from notifier.api.decisions import DecisionLog
@@ -58,6 +62,26 @@ def _decisions(log: DecisionLog) -> Route:
     return Route("/debug/decisions", recent_decisions, methods=["GET"])
 
 
+class BuiltOnFirstRequest:
+    """An ASGI application built (in a worker thread, off the event loop) when first called."""
+
+    def __init__(self, build: Callable[[], ASGIApp]) -> None:
+        self._build = build
+        self._app: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._app is None:
+            built = await run_in_threadpool(self._build)
+            self._app = self._app or built  # two first requests at once: keep one
+        await self._app(scope, receive, send)
+
+
+def _page_app(parts: PageParts) -> ASGIApp:
+    from notifier.api.page.routes import page_app  # noqa: PLC0415 - FastAPI: on first use
+
+    return page_app(parts)
+
+
 def create_app(
     *,
     liveness: Callable[[], Sequence[Check]],
@@ -75,7 +99,5 @@ def create_app(
     if decisions is not None:
         routes.append(_decisions(decisions))
     if page is not None:
-        from notifier.api.page.routes import page_app  # noqa: PLC0415 - FastAPI: only for the page
-
-        routes.append(Mount("", app=page_app(page)))
+        routes.append(Mount("", app=BuiltOnFirstRequest(partial(_page_app, page))))
     return Starlette(routes=routes)

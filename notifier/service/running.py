@@ -2,14 +2,13 @@
 
 Start: config -> credentials and an access check -> state -> delivery ->
 workers -> informers -> HTTP. The HTTP layer (Starlette, uvicorn: a tenth
-of a second of imports; FastAPI too with the page) is imported only once the
-informers are listing, so the API server serializes the first pages while
-we import. Once informers are
-synced, what we knew before a restart and is gone now is queued as catch-up
-deletes, and the cache is frozen out of the cyclic GC's reach; memory is given
-back after the initial list and after each relist, once acted on
-(``service/settling.py``). Group
-members a previous process held are held again before workers start.
+of a second of imports; the page's FastAPI waits for its first request) is
+imported only once the informers are listing, so the API server serializes
+the first pages while we import. Once informers are synced, what we knew
+before a restart and is gone now is queued as catch-up deletes, and the
+cache is frozen out of the cyclic GC's reach; memory is given back after the
+initial list and after each relist, once acted on (``service/settling.py``).
+Group members a previous process held are held again before workers start.
 SIGTERM (or SIGINT): readiness goes false, informers stop, workers drain,
 open groups are released and committed to the outbox, delivery drains until
 the deadline (the rest stays in the outbox), exit 0. A second signal ends
