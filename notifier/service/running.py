@@ -26,7 +26,7 @@ from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.exits import Exit
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
-from notifier.service.heap import keep_large_buffers_out_of_the_heap
+from notifier.service.heap import keep_large_buffers_out_of_the_heap, pause_collection
 from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
@@ -51,6 +51,7 @@ EXIT_STATE = Exit.STATE
 def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
+    pause_collection()  # until the first lists are cached and frozen (service/settling.py)
     try:
         service = _started(opts)
     except _StartError as refusal:
