@@ -1,1 +1,2 @@
-"""The HTTP face: /healthz, /readyz and /metrics (FastAPI on uvicorn, in its own thread)."""
+"""The HTTP face: /healthz, /readyz and /metrics (Starlette on uvicorn, in its own thread);
+the on-call's page on FastAPI."""

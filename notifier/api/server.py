@@ -8,7 +8,7 @@ import threading
 import time
 
 import uvicorn
-from fastapi import FastAPI
+from starlette.types import ASGIApp
 
 from notifier.supervision import supervised
 
@@ -39,7 +39,7 @@ class _OncePerSecond(uvicorn.Server):
 
 
 class HttpServer:
-    def __init__(self, app: FastAPI, *, host: str, port: int) -> None:
+    def __init__(self, app: ASGIApp, *, host: str, port: int) -> None:
         config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
         # uvicorn leaves signals alone off the main thread: they stay the service's.
         self._server = _OncePerSecond(config)

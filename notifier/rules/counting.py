@@ -8,12 +8,12 @@ from notifier.rules.ruleset import Evaluation
 
 def count_evaluation(evaluation: Evaluation) -> None:
     if evaluation.routes:
-        metrics.EVALUATIONS.labels(outcome="matched").inc()
+        metrics.EVALUATED["matched"].inc()
     elif evaluation.suppressed is not None:
-        metrics.EVALUATIONS.labels(outcome="suppressed").inc()
+        metrics.EVALUATED["suppressed"].inc()
         metrics.count_suppressed(evaluation.suppressed)
     else:
-        metrics.EVALUATIONS.labels(outcome="unmatched").inc()
+        metrics.EVALUATED["unmatched"].inc()
 
 
 def count_render(failed: list[str], form: str) -> None:

@@ -101,7 +101,8 @@ class RulesEngine:
         count_evaluation(evaluation)
         decision = Decision.of(evaluation)
         followed = self._time.follow(transition, ruleset, evaluation, decision, now)
-        evaluation = replace(evaluation, routes=followed.routes)
+        if followed.routes != evaluation.routes:
+            evaluation = replace(evaluation, routes=followed.routes)
         evaluation = self._quieted(ruleset, Probe(transition, context), evaluation, decision)
         decision.notifications += tell_flaps(
             ruleset, followed.flaps, self._context, now, over=False

@@ -1,14 +1,14 @@
 """``kube-notifier run``: build every part, start them in order, stop them in reverse.
 
 Start: config -> credentials and an access check -> state -> delivery ->
-workers -> informers -> HTTP. The HTTP layer (FastAPI, uvicorn: half a
-second of imports) is imported only once the informers are listing, so the
-API server serializes the first pages while we import. Once informers are
-synced, what we knew before a restart and is gone now is queued as catch-up
-deletes, and the cache is frozen out of the cyclic GC's reach; memory is given
-back after the initial list and after each relist, once acted on
-(``service/settling.py``). Group
-members a previous process held are held again before workers start.
+workers -> informers -> HTTP. The HTTP layer (Starlette, uvicorn: a tenth
+of a second of imports; the page's FastAPI waits for its first request) is
+imported only once the informers are listing, so the API server serializes
+the first pages while we import. Once informers are synced, what we knew
+before a restart and is gone now is queued as catch-up deletes, and the
+cache is frozen out of the cyclic GC's reach; memory is given back after the
+initial list and after each relist, once acted on (``service/settling.py``).
+Group members a previous process held are held again before workers start.
 SIGTERM (or SIGINT): readiness goes false, informers stop, workers drain,
 open groups are released and committed to the outbox, delivery drains until
 the deadline (the rest stays in the outbox), exit 0. A second signal ends
@@ -26,7 +26,7 @@ from notifier.config.errors import ConfigError
 from notifier.config.reloading import RulesHolder
 from notifier.exits import Exit
 from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
-from notifier.service.heap import keep_large_buffers_out_of_the_heap
+from notifier.service.heap import keep_large_buffers_out_of_the_heap, pause_collection
 from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
@@ -51,6 +51,7 @@ EXIT_STATE = Exit.STATE
 def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
+    pause_collection()  # until the first lists are cached and frozen (service/settling.py)
     try:
         service = _started(opts)
     except _StartError as refusal:

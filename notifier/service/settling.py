@@ -2,7 +2,8 @@
 
 The initial list: once every informer is synced, what we knew before a
 restart and is gone now is queued as catch-up deletes and the cache is frozen
-out of the cyclic GC's reach; once the workers have taken every listed key,
+out of the cyclic GC's reach, and the GC, paused since start
+(``service/heap.py``), resumes; once the workers have taken every listed key,
 the baseline is marked, the rules' ``for:`` timers may fire (what left its
 state while we were away has cancelled its timer) and, with the state writes committed, the start's
 freed memory is given back (``service/heap.py``).
@@ -21,13 +22,14 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from notifier.kinds.sharing import freeze_heap
 from notifier.objects import Kind
-from notifier.service.heap import give_back_freed_memory
+from notifier.service.heap import give_back_freed_memory, resume_collection
 from notifier.source.store import Store
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
@@ -38,6 +40,7 @@ log = logging.getLogger("notifier.service")
 POLL_SECONDS = 0.2  # how often a drain is checked (a few checks per list, not per event)
 QUIET_SECONDS = 5.0  # relists this close together share one give-back
 WRITES_SECONDS = 120.0  # the most a list's state writes are waited for
+COLLECTION_PAUSED_SECONDS = 60.0  # the most the cyclic GC waits for the first lists
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class Settings:
     poll_seconds: float = POLL_SECONDS
     quiet_seconds: float = QUIET_SECONDS
     writes_seconds: float = WRITES_SECONDS
+    collection_paused_seconds: float = COLLECTION_PAUSED_SECONDS
 
 
 class Listing(Protocol):
@@ -79,10 +83,12 @@ class Settling:
         settings: Settings | None = None,
         give_back: Callable[[], bool] = give_back_freed_memory,
         caught_up: Callable[[], None] = lambda: None,
+        resume_collection: Callable[[], None] = resume_collection,
     ) -> None:
         self._intake, self._known, self._commit = intake, known, commit
         self._caught_up = caught_up
         self._stop, self._give_back = stop, give_back
+        self._resume_collection = resume_collection
         self._settings = settings or Settings()
         self._relisted = threading.Event()
         self.given_back = 0  # how many times memory was given back (the start's included)
@@ -105,13 +111,14 @@ class Settling:
             self._give_back_now("a relist")
 
     def _after_initial_list(self, informers: Sequence[Listing]) -> bool:
-        if not self._until(lambda: all(i.synced for i in informers)):
+        if not self._until_listed(informers):
             return False
         for informer in informers:
             gone = self._intake.enqueue_vanished(informer.kind, set(informer.store.snapshot()))
             if gone:
                 log.info("%d %s objects were deleted while we were away", gone, informer.kind.value)
         freeze_heap()  # the cache is long-lived: keep the cyclic GC from rescanning it
+        self._resume_collection()
         if not self._until(lambda: not self._intake.initial_list_waiting()):
             return False
         # From now on, a start with this file is not a first one for these scopes.
@@ -125,6 +132,19 @@ class Settling:
         self._commit(self._settings.writes_seconds)
         self._give_back_now("the initial list")
         return True
+
+    def _until_listed(self, informers: Sequence[Listing]) -> bool:
+        """Until every informer is synced; False once stopping. The cyclic GC resumes first
+        if that takes longer than ``collection_paused_seconds``, or if stopping."""
+
+        def listed() -> bool:
+            return all(i.synced for i in informers)
+
+        overdue = time.monotonic() + self._settings.collection_paused_seconds
+        if self._until(lambda: listed() or time.monotonic() > overdue) and listed():
+            return True
+        self._resume_collection()
+        return self._until(listed)
 
     def settle_started(self, informers: Sequence[Listing]) -> None:
         """Informers a reload started: once their first lists are acted on, baseline them."""

@@ -66,6 +66,9 @@ class _Recorder:
     def commit(self, _timeout: float) -> None:
         self._note("commit")
 
+    def resume_collection(self) -> None:
+        self._note("GC resumed")
+
     def give_back(self) -> bool:
         waiting = self._intake.initial_list_waiting() or self._intake.relist_waiting()
         self._note("give back while waiting" if waiting else "give back")
@@ -76,6 +79,10 @@ class _Recorder:
             self.events.append(event)
             self.changed.notify_all()
 
+    def wait_for(self, event: str) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: event in self.events, DEADLINE), self.events
+
     def wait_for_give_backs(self, count: int) -> None:
         with self.changed:
             done = lambda: self.events.count("give back") >= count  # noqa: E731
@@ -83,20 +90,27 @@ class _Recorder:
 
 
 @contextmanager
-def _running(quiet_seconds: float = 0.3) -> Iterator[tuple[Settling, _WatchedIntake, _Recorder]]:
+def _running(
+    quiet_seconds: float = 0.3, listed: _Listed | None = None, paused_seconds: float = DEADLINE
+) -> Iterator[tuple[Settling, _WatchedIntake, _Recorder]]:
     intake = _WatchedIntake()
     recorder = _Recorder(intake)
     stop = threading.Event()
+    settings = Settings(
+        poll_seconds=0.01, quiet_seconds=quiet_seconds, collection_paused_seconds=paused_seconds
+    )
     settling = Settling(
         intake=intake,
         known=Known(),
         commit=recorder.commit,
         stop=stop,
-        settings=Settings(poll_seconds=0.01, quiet_seconds=quiet_seconds),
+        settings=settings,
         give_back=recorder.give_back,
+        resume_collection=recorder.resume_collection,
     )
     intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
-    thread = threading.Thread(target=settling.run, args=([_Listed()],), daemon=True)
+    informers = [listed or _Listed()]
+    thread = threading.Thread(target=settling.run, args=(informers,), daemon=True)
     thread.start()
     try:
         yield settling, intake, recorder
@@ -119,11 +133,24 @@ def _relist(intake: Intake, settling: Settling, obj: KubeObject) -> None:
 def test_memory_is_given_back_after_the_initial_list_is_acted_on_and_committed() -> None:
     with _running() as (settling, intake, recorder):
         intake.wait_until_seen_waiting(1)  # the settling saw the listed key still waiting
-        assert recorder.events == []
+        assert recorder.events == ["GC resumed"]
         _act_on(intake)
         recorder.wait_for_give_backs(1)
-        assert recorder.events == ["commit", "give back"]
+        assert recorder.events == ["GC resumed", "commit", "give back"]
         assert settling.given_back == 1
+
+
+def test_the_gc_resumes_once_the_lists_are_cached_before_the_workers_take_them() -> None:
+    with _running() as (_settling, intake, recorder):
+        recorder.wait_for("GC resumed")
+        assert intake.initial_list_waiting()
+
+
+def test_the_gc_resumes_when_the_lists_take_longer_than_its_pause() -> None:
+    never = _Listed(synced=False)
+    with _running(listed=never, paused_seconds=0.05) as (_settling, _intake, recorder):
+        recorder.wait_for("GC resumed")
+    assert recorder.events == ["GC resumed"]
 
 
 def test_each_relist_gives_back_once_after_it_is_acted_on() -> None:
@@ -136,7 +163,7 @@ def test_each_relist_gives_back_once_after_it_is_acted_on() -> None:
             intake.wait_until_seen_waiting(seen_before + 1)  # it waits for the workers
             _act_on(intake)
             recorder.wait_for_give_backs(settling.given_back + 1)
-        assert recorder.events == ["commit", "give back"] * 3
+        assert recorder.events == ["GC resumed", *["commit", "give back"] * 3]
         assert settling.given_back == 3
 
 
@@ -166,7 +193,7 @@ def test_relists_close_together_share_one_give_back() -> None:
         _relist(intake, settling, _pod("web-1", "102"))  # a later relist: a give-back of its own
         _act_on(intake)
         recorder.wait_for_give_backs(3)
-        assert recorder.events == ["commit", "give back"] * 3
+        assert recorder.events == ["GC resumed", *["commit", "give back"] * 3]
 
 
 def test_a_stop_while_a_relist_waits_for_the_workers_gives_nothing_back() -> None:
@@ -177,4 +204,4 @@ def test_a_stop_while_a_relist_waits_for_the_workers_gives_nothing_back() -> Non
         _relist(intake, settling, _pod("web-1", "101"))
         intake.wait_until_seen_waiting(seen_before + 1)
     # Stopped (and joined) by the context while the relist was still waiting.
-    assert recorder.events == ["commit", "give back"]
+    assert recorder.events == ["GC resumed", "commit", "give back"]

@@ -29,6 +29,13 @@ PageNumber = Annotated[int, Query(ge=0, le=100_000)]
 Notice = Annotated[str, Query(max_length=NOTICE_CHARS)]
 
 
+def page_app(parts: PageParts) -> FastAPI:
+    """The page's own application, mounted at the root by ``api/app.py``."""
+    app = FastAPI(title="kube-notifier", docs_url=None, redoc_url=None, openapi_url=None)
+    add_page(app, parts)
+    return app
+
+
 def add_page(app: FastAPI, parts: PageParts) -> None:
     app.mount("/page/static", StaticFiles(directory=Path(__file__).parent / "static"), "static")
 
