@@ -7,7 +7,8 @@ from the cache, so ten updates of one Pod while it waits cost one pass.
 Contract (each clause is tested in tests/unit/queue/):
 
 1.  Dedup: a key is at most once in the queue; adding a key that is already
-    queued changes nothing (not even its place).
+    queued changes nothing (not even its place). ``add_all(keys)`` is an
+    ``add`` of each key in order, under one lock.
 2.  Exclusive: a key is never handed to two workers at once: between the
     ``get`` that returns it and the matching ``done``, no ``get`` returns it.
 3.  Dirty re-add: adding a key while it is being processed marks it; at its

@@ -57,6 +57,17 @@ class WorkQueue(Generic[T]):
         with self._lock:
             self._add_locked(key)
 
+    def add_all(self, keys: list[T]) -> None:
+        """``add`` each key, under one lock, waking at most one idle getter per key queued
+        (a list's thousands of keys cost one lock and a few wake-ups, not one each)."""
+        with self._lock:
+            before = len(self._queue)
+            for key in keys:
+                self._add_locked(key, wake=False)
+            woken = min(len(self._queue) - before, self._idle_getters)
+            if woken:
+                self._item_ready.notify(woken)
+
     def get(self, timeout: float | None = None) -> T | None:
         """The next key, blocking up to ``timeout`` seconds (forever if None).
 
@@ -116,18 +127,18 @@ class WorkQueue(Generic[T]):
                 longest_running_seconds=max(ages, default=0.0),
             )
 
-    def _add_locked(self, key: T) -> None:
+    def _add_locked(self, key: T, *, wake: bool = True) -> None:
         if self._shutting_down or key in self._dirty:
             return
         self._dirty[key] = self._clock()
         self._counts.adds += 1
         if key not in self._processing:
-            self._enqueue_locked(key)
+            self._enqueue_locked(key, wake=wake)
 
-    def _enqueue_locked(self, key: T) -> None:
+    def _enqueue_locked(self, key: T, *, wake: bool = True) -> None:
         self._queue.append(key)
         # notify() builds a deque even with no waiter; skip it when nobody sleeps.
-        if self._idle_getters:
+        if wake and self._idle_getters:
             self._item_ready.notify()
 
     def _wait_for_key_locked(self, timeout: float | None) -> bool:

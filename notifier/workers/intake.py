@@ -30,8 +30,7 @@ class Intake:
                     pending = self._pending[key] = Pending()
                     keys.append(key)
                 pending.add(delta)
-        for key in keys:
-            self._queue.add(key)
+        self._queue.add_all(keys)
 
     def enqueue_vanished(self, kind: Kind, cached: set[ObjectKey]) -> int:
         """Queue what we knew before a restart and is gone now (deleted while down)."""
@@ -39,8 +38,7 @@ class Intake:
         with self._lock:
             for key in vanished:
                 self._pending.setdefault(key, Pending()).note(Origin.CATCH_UP)
-        for key in vanished:
-            self._queue.add(key)
+        self._queue.add_all(vanished)
         return len(vanished)
 
     def initial_list_waiting(self) -> bool:

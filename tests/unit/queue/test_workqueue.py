@@ -275,3 +275,36 @@ def test_done_of_a_key_not_being_processed_raises() -> None:
     queue.add("a")
     with pytest.raises(ValueError, match="not being processed"):
         queue.done("a")
+
+
+def test_add_all_is_add_for_each_key_in_order() -> None:
+    queue = _new_queue()
+    queue.add("b")
+    first = queue.get(timeout=0)
+    assert first == "b"
+    queue.add_all(["a", "b", "c", "a"])  # "b" is being processed: dirty, queued at its done
+    assert _drain_now(queue) == ["a", "c"]
+    queue.done("b")
+    assert _drain_now(queue) == ["b"]
+
+
+def test_add_all_wakes_as_many_idle_getters_as_it_queued() -> None:
+    queue = _new_queue()
+    got: list[str] = []
+    both = threading.Barrier(3)
+
+    def getter() -> None:
+        key = queue.get(timeout=5)
+        assert key is not None
+        got.append(key)
+        both.wait(5)  # holds its key: the other getter must have been woken too
+
+    threads = [_start(getter), _start(getter)]
+    deadline = time.monotonic() + 5
+    while queue._idle_getters < 2 and time.monotonic() < deadline:  # both asleep in get
+        threading.Event().wait(0.001)
+    queue.add_all(["x", "y"])
+    both.wait(5)
+    for thread in threads:
+        thread.join(5)
+    assert sorted(got) == ["x", "y"]
