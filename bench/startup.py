@@ -19,7 +19,6 @@ Our modules are compiled to bytecode first, as the image ships them.
 from __future__ import annotations
 
 import argparse
-import compileall
 import re
 import subprocess
 import sys
@@ -33,13 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from bench import results, speed
+from bench.bytecode import compile_bytecode
 from bench.e2e import procstat
 from bench.scale.notifier import CONFIG, write_kubeconfig
 from bench.scale.processes import StandInProcess
 from tests.controlplane.processes import free_port
 
 PODS, NAMESPACES = 10_000, 500
-SOURCE = Path(__file__).resolve().parents[1] / "notifier"
 FRAME = re.compile(r"^(?P<function>.*) \((?P<file>[^()]*?)(?::\d+)?\)$")
 
 
@@ -84,12 +83,6 @@ def summarize(stacks: list[tuple[list[str], int]], top: int) -> dict[str, Any]:
         "self": own.most_common(top),
         "areas": areas.most_common(top),
     }
-
-
-def compile_bytecode() -> None:
-    """Our modules' bytecode, as the image has it (pip compiles a wheel's modules): under
-    ``PYTHONDONTWRITEBYTECODE`` an editable checkout would compile them at every start."""
-    compileall.compile_dir(SOURCE, quiet=1)
 
 
 def _ready(port: int) -> bool:

@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.bytecode import compile_bytecode
 from bench.e2e import fleet, kubewatch, report
 from bench.e2e.api import ApiConnection, Endpoint
 from bench.e2e.churn import Churn
@@ -176,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         help="which workload to run (default both, one after the other)",
     )
     args = parser.parse_args(argv)
+    compile_bytecode()  # as the image has it: no start of ours compiles our modules
     settings = SMOKE if args.smoke else QUICK if args.quick else FULL
     found = kubewatch.resolve(args.kubewatch_bin, args.kubewatch_src, args.kubewatch_tag)
     say(f"kubewatch: {_notes(found)['kubewatch']}")

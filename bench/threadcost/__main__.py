@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results, speed
+from bench.bytecode import compile_bytecode
 from bench.threadcost.run import Plan, measure
 
 
@@ -76,6 +77,7 @@ def _cells(window: dict[str, Any], name: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     plan = parse(argv)
+    compile_bytecode()
     machine_speed = speed.reference()
     with tempfile.TemporaryDirectory(prefix="kn-threadcost-") as work:
         figures = measure(plan, Path(work))
