@@ -111,10 +111,7 @@ def keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:
 
 def wait_acted_on(state: Path, wanted: dict[str, str], timeout: float = 30) -> None:
     """Until the state file records each Pod key at its resourceVersion (the service acted)."""
-    deadline = time.monotonic() + timeout
-    while _seen_versions(state, wanted) != wanted:
-        assert time.monotonic() < deadline, f"not acted on in {timeout}s: {wanted}"
-        time.sleep(0.05)
+    until(lambda: _seen_versions(state, wanted) == wanted, timeout, f"not acted on: {wanted}")
 
 
 def _seen_versions(state: Path, wanted: dict[str, str]) -> dict[str, str]:
