@@ -1,7 +1,8 @@
 """One deadline per send: the connection a send uses is shut down when its deadline passes.
 
-urllib3's timeouts bound each socket operation, not a send: a receiver that
-trickles one byte a second kept a send going for minutes. ``Deadline`` is
+The email sink's (``smtplib``): its timeouts bound each socket operation, not
+a send, and a server that trickles one byte a second kept a send going for
+minutes. (The HTTP sinks' libcurl bounds a whole send itself.) ``Deadline`` is
 entered around a send; the connection joins it when the request starts
 (``uses``), and one watchdog thread for the whole process shuts that
 connection's socket down if the deadline passes first, which ends whatever
@@ -72,7 +73,7 @@ def current() -> Deadline | None:
 class Watchdog:
     """One thread for every send's deadline (a timer thread per send cost 0.3 ms of CPU)."""
 
-    def __init__(self, name: str = "webhook-deadlines") -> None:
+    def __init__(self, name: str = "send-deadlines") -> None:
         self._name = name
         self._cond = threading.Condition()
         self._due: dict[Deadline, float] = {}

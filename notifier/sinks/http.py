@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable
 
 import msgspec
-import urllib3
 
 from notifier import __version__
 from notifier.sinks.base import SendError
 from notifier.sinks.secrets import SinkBuildError, files_read, redact_url
 from notifier.sinks.settings import HttpSettings
-from notifier.sinks.transport import MAX_BODY_BYTES, BadUrlError, Reply, Transport, tls_context
+from notifier.sinks.transport import MAX_BODY_BYTES, BadUrlError, Reply, Tls, Transport
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 
 log = logging.getLogger("notifier.sinks")
@@ -40,7 +39,7 @@ def http_transport(
     """A transport to ``url`` with ``settings``; ``SinkBuildError`` names ``field`` if unusable."""
     own_files = files_read()  # else the TLS files are in the pod: not checked here
     try:
-        tls = tls_context(
+        tls = Tls(
             verify=settings.tls_verify,
             ca_file=settings.ca_file if own_files else None,
             client_cert=settings.client_cert_file if own_files else None,
@@ -63,7 +62,6 @@ def http_transport(
         raise SinkBuildError(f"sink {sink!r}: cannot use its TLS files ({files}): {err}") from None
     if not settings.tls_verify:
         log.warning("sink %s: TLS certificate verification is off for %s", sink, redact_url(url))
-        urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
     return transport
 
 

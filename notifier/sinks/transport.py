@@ -1,42 +1,56 @@
-"""``Transport``: POST over urllib3's keep-alive pools, within one deadline per send.
+"""``Transport``: POST over libcurl's keep-alive connections, within one deadline per send.
 
 The one HTTP stack of the sinks: the webhook sink posts through it, and the
 Slack sink's slack_sdk client sends its requests through it too
 (``slack.posting``), so both honour the same proxies and deadline.
 
-urllib3 brings what a sink needs and we no longer write ourselves: HTTP/1.1
-framing, bounded idle connections, TLS with a CA bundle and an optional
-client certificate (mTLS), and proxies (``notifier.sinks.proxies``).
-
-Its timeouts bound each socket operation, not a send: a receiver that
-trickles one byte a second, or answers ``100 Continue`` forever, kept a
-send going for minutes. So every send has a deadline (``deadlines``): the
-connection's socket is shut down when it passes, which ends whatever read
-or write is waiting, and the send fails as ``DeadlineExceededError``. The
+libcurl (``exchange``) brings what a sink needs and we do not write
+ourselves: HTTP/1.1 framing, keep-alive, TLS with a CA bundle and an optional
+client certificate (mTLS), proxies (``notifier.sinks.proxies`` decides which),
+and a deadline for the whole send, so a receiver that trickles one byte a
+second or answers ``100 Continue`` forever cannot keep a send going. The
 response body is read up to ``max_body`` bytes (``MAX_BODY_BYTES`` unless the
-caller needs more) and the rest never is (the connection is then closed, not reused).
+caller needs more) and the rest never is (the connection is then closed, not
+reused).
 
-Errors are not classified here (``failures`` does that); ``post`` raises
-what urllib3 raises, or ``DeadlineExceededError``. Thread-safe.
+A libcurl handle serves one send at a time: the transport lends each send an
+idle one (each keeps its connection alive) and keeps at most ``max_idle``.
+Errors are not classified here (``failures`` does that); ``post`` raises the
+``exchange`` errors. Thread-safe.
 """
 
 from __future__ import annotations
 
 import base64
 import re
-import socket
 import ssl
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-import urllib3
-from urllib3.connection import HTTPConnection, HTTPSConnection
-from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+import pycurl
 
-from notifier.sinks import deadlines
+from notifier.sinks.exchange import (
+    BadUrlError,
+    DeadlineExceededError,
+    Proxy,
+    Route,
+    Tls,
+    configure,
+    exchange,
+)
 from notifier.sinks.proxies import proxy_auth, proxy_for
+
+__all__ = [
+    "MAX_BODY_BYTES",
+    "BadUrlError",
+    "DeadlineExceededError",
+    "InvalidHeaderError",
+    "Reply",
+    "Tls",
+    "Transport",
+    "tls_context",
+]
 
 MAX_BODY_BYTES = 64 * 1024  # of a receiver's answer: we only need its status and Retry-After
 
@@ -54,16 +68,8 @@ def clear_last_reply() -> None:
     _last.reply = None
 
 
-class BadUrlError(ValueError):
-    """A URL this transport cannot POST to (not http/https, no host)."""
-
-
 class InvalidHeaderError(ValueError):
     """A header name or value with a line break or a control character: never sent."""
-
-
-class DeadlineExceededError(TimeoutError):
-    """The send (connect, write, read) did not finish within its deadline."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,34 +122,6 @@ def tls_context(
     return context
 
 
-class _Watched:
-    """Mixed into urllib3's connections: each request joins the send in progress."""
-
-    sock: socket.socket | None  # urllib3's connection has it
-
-    def request(self, *args: Any, **kwargs: Any) -> Any:
-        send = deadlines.current()
-        if send is not None:
-            send.uses(self)
-        return super().request(*args, **kwargs)  # type: ignore[misc]
-
-
-class _WatchedHTTP(_Watched, HTTPConnection):
-    pass
-
-
-class _WatchedHTTPS(_Watched, HTTPSConnection):
-    pass
-
-
-class _WatchedHTTPPool(HTTPConnectionPool):
-    ConnectionCls = _WatchedHTTP
-
-
-class _WatchedHTTPSPool(HTTPSConnectionPool):
-    ConnectionCls = _WatchedHTTPS
-
-
 class Transport:
     def __init__(
         self,
@@ -152,26 +130,32 @@ class Transport:
         connect_timeout: float,
         read_timeout: float,
         deadline: float = 30.0,
-        tls: ssl.SSLContext | None = None,
+        tls: Tls | None = None,
         max_idle: int = 4,
         proxy: str | None = None,
         max_body: int = MAX_BODY_BYTES,
     ) -> None:
+        """Raises ``BadUrlError`` for a URL it cannot post to and ``OSError`` or
+        ``ssl.SSLError`` for TLS files it cannot use (read here once, to say so at load)."""
         self._endpoint = endpoint(url)
-        self._max_body = max_body
-        self._deadline = deadline
-        self._timeout = urllib3.Timeout(connect=connect_timeout, read=read_timeout)
+        self._tls = tls or Tls()
+        if self._tls.ca_file or self._tls.client_cert:
+            tls_context(
+                verify=self._tls.verify,
+                ca_file=self._tls.ca_file,
+                client_cert=self._tls.client_cert,
+                client_key=self._tls.client_key,
+            )
         self.proxy = proxy_for(self._endpoint.url, proxy)
-        options: dict[str, Any] = {"maxsize": max_idle, "block": False, "ssl_context": tls}
-        self._pool: urllib3.PoolManager = (
-            _proxy_manager(self.proxy, options)
-            if self.proxy is not None
-            else urllib3.PoolManager(**options)
+        self._proxy = _proxy(self.proxy) if self.proxy else None
+        https = self._endpoint.url.startswith("https:")
+        self._route = Route(
+            connect_timeout, read_timeout, deadline, max_body, https, self.proxy is not None
         )
-        self._pool.pool_classes_by_scheme = {"http": _WatchedHTTPPool, "https": _WatchedHTTPSPool}
-        # Without a proxy every send goes to one host: its pool, found once, not per send.
-        self._direct = None if self.proxy else self._pool.connection_from_url(self._endpoint.url)
-        self._request_target = _request_target(self._endpoint.url)  # parsed once, not per send
+        self._max_idle = max_idle
+        self._idle: list[pycurl.Curl] = []
+        self._lock = threading.Lock()
+        self._closed = False
 
     def post(self, body: bytes, headers: dict[str, str], *, url: str | None = None) -> Reply:
         """POST to the transport's URL, or to ``url`` on the same scheme, host and port."""
@@ -179,18 +163,34 @@ class Transport:
         authorization = self._endpoint.authorization
         if authorization and not any(name.lower() == "authorization" for name in headers):
             headers = {"Authorization": authorization, **headers}
-        _check_headers(headers)
-        with deadlines.Deadline(self._deadline) as send:
-            try:
-                reply = self._post(target, body, headers)
-            except Exception as err:
-                if send.expired:
-                    raise DeadlineExceededError(f"no answer within {self._deadline:g}s") from err
-                raise
-        if send.expired:  # a socket shut mid-headers can read as a short, complete answer
-            raise DeadlineExceededError(f"no answer within {self._deadline:g}s")
+        lines = _header_lines(headers)
+        handle = self._borrow()
+        try:
+            answer = exchange(handle, target, body, lines, self._route)
+        finally:
+            self._give_back(handle)
+        retry_after = next(
+            (value for name, value in answer.headers.items() if name.lower() == "retry-after"),
+            None,
+        )
+        reply = Reply(answer.status, retry_after, answer.body, answer.headers)
         _last.reply = reply
         return reply
+
+    def _borrow(self) -> pycurl.Curl:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        handle = pycurl.Curl()
+        configure(handle, self._route, self._tls, self._proxy)
+        return handle
+
+    def _give_back(self, handle: pycurl.Curl) -> None:
+        with self._lock:
+            if not self._closed and len(self._idle) < self._max_idle:
+                self._idle.append(handle)
+                return
+        handle.close()
 
     def _same_origin(self, url: str) -> str:
         other = endpoint(url).url
@@ -198,58 +198,38 @@ class Transport:
             raise BadUrlError("not on the scheme, host and port the sink posts to")
         return other
 
-    def _post(self, url: str, body: bytes, headers: dict[str, str]) -> Reply:
-        opener = self._pool.urlopen if self._direct is None else self._direct.urlopen
-        response = opener(
-            "POST",
-            url if self._direct is None else self._path_and_query(url),
-            body=body,
-            headers=headers,
-            timeout=self._timeout,
-            retries=False,
-            redirect=False,
-            preload_content=False,
-            assert_same_host=False,
-        )
-        try:
-            # One byte past the bound tells whether there is more (one read: each costs).
-            body = response.read(self._max_body + 1, decode_content=False)
-            if len(body) > self._max_body:
-                body = body[: self._max_body]
-                response.close()  # more than we read: the connection is not reused
-        finally:
-            response.release_conn()
-        headers = dict(response.headers.items())
-        return Reply(response.status, response.headers.get("Retry-After"), body, headers)
-
-    def _path_and_query(self, url: str) -> str:
-        """What goes on the request line to the host's own pool (the sink's URL's, parsed once)."""
-        return self._request_target if url == self._endpoint.url else _request_target(url)
-
     @property
     def url(self) -> str:
         """Where this transport posts (without any user:password)."""
         return self._endpoint.url
 
     def close(self) -> None:
-        self._pool.clear()
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for handle in idle:
+            handle.close()
 
 
-def _request_target(url: str) -> str:
-    return urllib3.util.parse_url(url).request_uri
-
-
-def _proxy_manager(proxy: str, options: dict[str, Any]) -> urllib3.ProxyManager:
-    url, headers = proxy_auth(proxy)  # user:password@ in the URL: a header, as curl does
-    return urllib3.ProxyManager(url, proxy_headers=headers, **options)
+def _proxy(url: str) -> Proxy:
+    plain, headers = proxy_auth(url)  # user:password@ in the URL: a header, as curl sends it
+    return Proxy(plain, [f"{name}: {value}" for name, value in headers.items()])
 
 
 # Control characters but the tab, and DEL: what could split or end a header line.
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+# What libcurl would add on its own, blanked unless the caller sets them.
+_CURL_DEFAULTS = ("Accept", "Content-Type", "Expect")
 
 
-def _check_headers(headers: dict[str, str]) -> None:
+def _header_lines(headers: dict[str, str]) -> list[str]:
+    """``Name: value`` lines; refuses a line break or control character in any of them."""
     # One regex search per string: a Python loop over every character cost ~4 µs a send.
+    lines = []
     for name, value in headers.items():
         if _CONTROL.search(name) or _CONTROL.search(value):
             raise InvalidHeaderError(f"header {name!r} holds a line break or control character")
+        lines.append(f"{name}: {value}" if value else f"{name};")  # "Name:" would unset it
+    given = {name.lower() for name in headers}
+    lines += [f"{name}:" for name in _CURL_DEFAULTS if name.lower() not in given]
+    return lines

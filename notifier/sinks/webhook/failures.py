@@ -12,11 +12,8 @@ itself (it may carry a token).
 
 from __future__ import annotations
 
-import ssl
-
-import urllib3
-
 from notifier.sinks.base import SendError
+from notifier.sinks.exchange import TransferError
 from notifier.sinks.retry_after import parse_retry_after
 from notifier.sinks.transport import BadUrlError, DeadlineExceededError, InvalidHeaderError
 
@@ -35,43 +32,25 @@ def failure_for_status(status: int, retry_after: str | None, *, now: float) -> S
 
 
 def failure_for_exception(err: Exception, target: str) -> SendError:
-    """Map what the transport raised (urllib3, ``ssl``, our own) to a SendError."""
+    """Map what the transport raised (``exchange``'s errors, our own) to a SendError."""
     reason, retryable = _classify(err)
     return SendError(reason, retryable=retryable, detail=f"{type(err).__name__} to {target}")
 
 
-# Checked in order: a certificate error is an SSLError, a deadline a TimeoutError.
+_PERMANENT = frozenset({"tls_verify_failed"})
+# Checked in order: a deadline is a TimeoutError.
 _EXCEPTION_REASONS: tuple[tuple[type[Exception], str, bool], ...] = (
-    (ssl.SSLCertVerificationError, "tls_verify_failed", False),
-    (urllib3.exceptions.SSLError, "tls_error", True),
-    (ssl.SSLError, "tls_error", True),
-    (urllib3.exceptions.NameResolutionError, "dns_error", True),
-    # Refused: urllib3 makes it a kind of ConnectTimeoutError, for its own history.
-    (urllib3.exceptions.NewConnectionError, "connection_error", True),
-    (urllib3.exceptions.ConnectTimeoutError, "connect_timeout", True),
     (DeadlineExceededError, "deadline", True),
-    (urllib3.exceptions.TimeoutError, "timeout", True),
     (TimeoutError, "timeout", True),
-    (urllib3.exceptions.ProxyError, "proxy_error", True),
     (BadUrlError, "bad_url", False),
     (InvalidHeaderError, "bad_header", False),
 )
 
 
 def _classify(err: Exception) -> tuple[str, bool]:
-    if _certificate_refused(err):
-        return "tls_verify_failed", False
+    if isinstance(err, TransferError):
+        return err.reason, err.reason not in _PERMANENT
     for kind, reason, retryable in _EXCEPTION_REASONS:
         if isinstance(err, kind):
             return reason, retryable
     return "connection_error", True  # resets, protocol errors: the request may not have arrived
-
-
-def _certificate_refused(err: BaseException | None) -> bool:
-    """urllib3 wraps the certificate error; look through its causes for it."""
-    seen = 0
-    while err is not None and seen < 5:
-        if isinstance(err, ssl.SSLCertVerificationError):
-            return True
-        err, seen = err.__cause__ or err.__context__, seen + 1
-    return False

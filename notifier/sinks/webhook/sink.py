@@ -1,4 +1,4 @@
-"""``WebhookSink``: one POST per notification, through ``transport`` (urllib3, one deadline).
+"""``WebhookSink``: one POST per notification, through ``transport`` (libcurl, one deadline).
 
 Every request carries ``Idempotency-Key: <notification id>`` (a retried or
 re-sent notification keeps its key, so receivers can drop repeats), the
@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from urllib.parse import quote
 
 import msgspec
-import urllib3
 
 from notifier import __version__
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.message_template import SinkMessageTemplate
 from notifier.sinks.secrets import redact_url
-from notifier.sinks.transport import Transport, tls_context
+from notifier.sinks.transport import Tls, Transport
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
@@ -75,8 +74,6 @@ class WebhookSink:
         self._transport = _transport_for(target, pool_size)
         if not target.tls_verify:
             log.warning("sink %s: TLS certificate verification is off for %s", name, self._shown_as)
-            # Said once above; urllib3 would say it again on every request.
-            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)
 
     @property
     def name(self) -> str:
@@ -143,7 +140,7 @@ class WebhookSink:
 def _transport_for(target: WebhookTarget, pool_size: int) -> Transport:
     """Raises ``BadUrlError`` for a URL it cannot post to, ``OSError`` or ``ssl.SSLError`` for a
     CA or client certificate file it cannot use: config errors, found when the sink is built."""
-    tls = tls_context(
+    tls = Tls(
         verify=target.tls_verify,
         ca_file=target.ca_file,
         client_cert=target.client_cert_file,

@@ -25,6 +25,13 @@ def _trickle(conn: socket.socket) -> None:
         time.sleep(0.05)
 
 
+def _trickled_body(conn: socket.socket) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+    for _ in range(STEPS):  # a byte every 50 ms: each is progress, so only the deadline ends it
+        conn.sendall(b"x")
+        time.sleep(0.05)
+
+
 def _continue_forever(conn: socket.socket) -> None:
     for _ in range(STEPS):
         conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
@@ -116,18 +123,29 @@ def _send(url: str) -> tuple[float, int, SendError | None]:
 @pytest.mark.parametrize(
     ("hostile", "reason"),
     [
-        (_trickle, "deadline"),
-        (_continue_forever, "deadline"),
+        # A header line that never ends, interim answers: no progress to us (a whole header
+        # line or a body byte is); the read timeout may end the send before its deadline.
+        (_trickle, ("deadline", "timeout")),
+        (_continue_forever, ("deadline", "timeout")),
+        (_trickled_body, "deadline"),
         (_negative_chunk, None),
         (_huge_body, None),
         (_status_2000, "connection_error"),
         (_silent, "timeout"),
     ],
     indirect=["hostile"],
-    ids=["trickle", "endless-100-continue", "negative-chunk", "huge-body", "status-2000", "silent"],
+    ids=[
+        "trickle",
+        "endless-100-continue",
+        "trickled-body",
+        "negative-chunk",
+        "huge-body",
+        "status-2000",
+        "silent",
+    ],
 )
 def test_a_hostile_receiver_ends_the_send_by_its_deadline_in_bounded_memory(
-    hostile: HostileServer, reason: str | None
+    hostile: HostileServer, reason: str | tuple[str, ...] | None
 ) -> None:
     took, peak, failure = _send(hostile.url)
     assert took < DEADLINE + 1.5, f"took {took:.1f}s"
@@ -135,4 +153,5 @@ def test_a_hostile_receiver_ends_the_send_by_its_deadline_in_bounded_memory(
     if reason is None:  # the status line said 200: the body is read no further than a bound
         assert failure is None or failure.retryable
     else:
-        assert failure is not None and (failure.reason, failure.retryable) == (reason, True)
+        reasons = (reason,) if isinstance(reason, str) else reason
+        assert failure is not None and failure.retryable and failure.reason in reasons

@@ -209,3 +209,14 @@ def test_another_url_on_the_same_origin_gets_its_own_path_and_query(server: RawS
     first, second = server.requests
     assert first.startswith(b"POST /resolve/ab%2Fc?x=1 HTTP/1.1\r\n")
     assert second.startswith(b"POST /hook?token=x HTTP/1.1\r\n")
+
+
+def test_only_the_headers_given_are_sent_beside_host_and_length(server: RawServer) -> None:
+    """No ``Expect: 100-continue`` (a wait for an answer many receivers never give), no
+    ``Accept`` or form ``Content-Type`` of libcurl's own; an empty value is sent empty."""
+    transport(server.url).post(b"{}", {"X-Empty": "", "User-Agent": "kn"})
+
+    [request] = server.requests
+    names = [line.split(b":")[0].lower() for line in request.split(b"\r\n")[1:] if b":" in line]
+    assert sorted(names) == [b"content-length", b"host", b"user-agent", b"x-empty"]
+    assert b"X-Empty: \r\n" in request or b"X-Empty:\r\n" in request
