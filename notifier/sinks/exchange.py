@@ -3,9 +3,10 @@
 libcurl does the HTTP/1.1 framing, keep-alive, TLS (CA file, client
 certificate), proxies (a CONNECT tunnel for https), and bounds a whole send:
 ``TIMEOUT_MS`` is the send's deadline however the receiver trickles, and a
-wait with no byte at all ends after the read timeout (``LOW_SPEED_*``, whole
-seconds). It runs in C: a lone POST costs about a third of the CPU it did
-through urllib3 and ``http.client`` (docs/benchmarks.md, "The POST on libcurl").
+receiver silent for the read timeout ends it (``_Answering.progress``, which
+libcurl calls about once a second while nothing moves). It runs in C: a lone
+POST costs about half the CPU it did through urllib3 and ``http.client``
+(docs/benchmarks.md, "The POST on libcurl").
 
 A handle is not thread-safe: ``Transport`` keeps a pool and lends each send
 one. ``configure`` sets what never changes for a transport; ``exchange`` sets

@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import socket
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -170,3 +171,14 @@ def test_request_body_is_compact_json(server: WebhookServer) -> None:
     sink_for(server.url).send(notification(payload={"a": [1, 2]}))
 
     assert server.received()[0].body == json.dumps({"a": [1, 2]}, separators=(",", ":")).encode()
+
+
+def test_a_proxy_that_is_down_is_a_retryable_proxy_error(server: WebhookServer) -> None:
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now
+
+    error = send_error(sink_for(server.url, proxy=f"http://127.0.0.1:{port}"))
+
+    assert (error.reason, error.retryable) == ("proxy_error", True)
+    assert server.received() == []
