@@ -224,12 +224,9 @@ _CURL_DEFAULTS = ("Accept", "Content-Type", "Expect")
 
 def _header_lines(headers: dict[str, str]) -> list[str]:
     """``Name: value`` lines; refuses a line break or control character in any of them."""
-    # One regex search per string: a Python loop over every character cost ~4 µs a send.
-    lines = []
-    for name, value in headers.items():
-        if _CONTROL.search(name) or _CONTROL.search(value):
-            raise InvalidHeaderError(f"header {name!r} holds a line break or control character")
-        lines.append(f"{name}: {value}" if value else f"{name};")  # "Name:" would unset it
+    lines = [f"{name}: {value}" if value else f"{name};" for name, value in headers.items()]
+    if _CONTROL.search("".join(lines)):  # one search for all: the lines hold no break yet
+        bad = next(name for name, value in headers.items() if _CONTROL.search(name + value))
+        raise InvalidHeaderError(f"header {bad!r} holds a line break or control character")
     given = {name.lower() for name in headers}
-    lines += [f"{name}:" for name in _CURL_DEFAULTS if name.lower() not in given]
-    return lines
+    return lines + [f"{name}:" for name in _CURL_DEFAULTS if name.lower() not in given]
