@@ -1,5 +1,8 @@
 """``kube-notifier``: the one command. ``run`` the service, check and test ``rules``,
-list and replay ``dead-letters``."""
+list and replay ``dead-letters``.
+
+Only the flags are imported here; a command's modules are imported once it
+is chosen (``cli_commands.py``, ``service/options.py``)."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from notifier import __version__
-from notifier.cli_dead_letters import add_dead_letter_commands
-from notifier.cli_rules import add_rules_commands
-from notifier.cli_silences import add_silence_commands
-from notifier.cli_sinks import add_sink_commands
+from notifier.cli_commands import (
+    add_dead_letter_commands,
+    add_rules_commands,
+    add_silence_commands,
+    add_sink_commands,
+)
 from notifier.service.options import add_run_command
 
 

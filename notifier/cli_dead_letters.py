@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -37,38 +36,6 @@ from notifier.sinks.thread_roots import MemoryThreads
 from notifier.state.dead_letters import DeadLetter, DeadLetterFile, DeadLetterFileError
 
 _decoder = msgspec.json.Decoder(Notification)
-
-
-def add_dead_letter_commands(
-    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
-) -> None:
-    group = subparsers.add_parser("dead-letters", help="list or resend what delivery gave up on")
-    commands = group.add_subparsers(dest="dead_letters_command", required=True)
-    listing = commands.add_parser("list", help="the dead letters, oldest first")
-    _common(listing)
-    listing.add_argument("--json", action="store_true", help="one JSON object per line")
-    listing.set_defaults(handler=run_list)
-    replay = commands.add_parser("replay", help="send dead letters again, once each")
-    _common(replay)
-    replay.add_argument("--dry-run", action="store_true", help="say what would be sent")
-    replay.set_defaults(handler=run_replay)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config",
-        type=Path,
-        default=Path(os.environ.get("KUBE_NOTIFIER_CONFIG", "/etc/kube-notifier/config.yaml")),
-        help="the service's config file [KUBE_NOTIFIER_CONFIG]",
-    )
-    parser.add_argument(
-        "--state",
-        default=os.environ.get("KUBE_NOTIFIER_STATE", ""),
-        help="the state file; default: the config's state.path [KUBE_NOTIFIER_STATE]",
-    )
-    parser.add_argument("--sink", help="only this sink's")
-    parser.add_argument("--reason", help="only those given up for this reason (http_400, ...)")
-    parser.add_argument("--limit", type=int, default=100, help="at most this many (100)")
 
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -10,9 +10,8 @@ the rules that matched, with ``--explain`` why each other rule did not,
 and the rendered messages. Noise control is left out: each matched rule's
 message is shown as if it were sent alone.
 
-The service's CLI adds these with ``add_rules_commands(subparsers)``; each
-subcommand sets ``handler``, a function of the parsed arguments returning
-the exit code.
+Their flags are in ``cli_commands.py``, whose handlers import this module
+only when a ``rules`` command runs.
 """
 
 from __future__ import annotations
@@ -28,10 +27,10 @@ from typing import Any, TextIO
 import msgspec
 import yaml
 
+from notifier.cli_commands import add_rules_commands
 from notifier.cli_rules_bodies import print_bodies
 from notifier.cli_rules_inputs import load_for_test, read_object
-from notifier.cli_rules_silences import add_silence_options, apply_silences, read_silences
-from notifier.cli_timeline import add_timeline_command
+from notifier.cli_rules_silences import apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.enrichment.access import NEEDS
@@ -47,54 +46,6 @@ from notifier.sinks.building import sink_problems
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
-
-
-def add_rules_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    rules = subparsers.add_parser("rules", help="check a config file or try it on an object")
-    commands = rules.add_subparsers(dest="rules_command", required=True)
-    check = commands.add_parser("check", help="load a config file and report every error")
-    check.add_argument("file", type=Path, help="the config file")
-    check.add_argument(
-        "--no-files",
-        action="store_true",
-        help="do not read the sinks' *_file secrets and TLS files (they are in the pod, not "
-        "here); everything else is checked as run checks it",
-    )
-    check.add_argument(
-        "--service-account",
-        metavar="NAMESPACE/NAME",
-        help="ask the cluster (your kubeconfig) whether this service account has the RBAC the "
-        "rules' enrich: parts need; exit 1 if not, 3 if the cluster cannot be asked",
-    )
-    check.add_argument("--kubeconfig", default=None, help="with --service-account")
-    check.add_argument("--context", default=None, help="with --service-account")
-    check.set_defaults(handler=run_check)
-    test = commands.add_parser("test", help="show what the rules do with one change")
-    test.add_argument("file", type=Path, help="the config file")
-    test.add_argument("--old", type=Path, help="the object before (omit for an add)")
-    test.add_argument("--new", type=Path, help="the object after (omit for a delete)")
-    test.add_argument(
-        "--explain",
-        action="store_true",
-        help="say why other rules did not match, and show the body each sink would send",
-    )
-    test.add_argument(
-        "--resolved", action="store_true", help="with --explain: the bodies of the resolutions"
-    )
-    test.add_argument(
-        "--origin",
-        choices=[o.value for o in Origin],
-        default=Origin.LIVE.value,
-        help="how the change was seen (live by default)",
-    )
-    test.add_argument(
-        "--namespace-labels", default=None, help="labels of the object's namespace: k=v,k2=v2"
-    )
-    test.add_argument("--payload", action="store_true", help="print the webhook payloads too")
-    test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
-    add_silence_options(test)
-    test.set_defaults(handler=run_test)
-    add_timeline_command(commands)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

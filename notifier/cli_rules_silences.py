@@ -27,15 +27,6 @@ from notifier.rules.silences import SILENCES_KEY, Silence, SilenceBook
 from notifier.transitions.model import Transition
 
 
-def add_silence_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--silences", type=Path, help="silences.json, or its ConfigMap as YAML")
-    parser.add_argument(
-        "--silences-config-map", metavar="NAMESPACE/NAME", help="read the silences from here"
-    )
-    parser.add_argument("--kubeconfig", default=None, help="with --silences-config-map")
-    parser.add_argument("--context", default=None, help="with --silences-config-map")
-
-
 def read_silences(args: argparse.Namespace) -> list[Silence] | None:
     """The silences asked for, None if none were; ValueError says what is wrong."""
     if args.silences is not None:

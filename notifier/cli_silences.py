@@ -11,8 +11,6 @@ command uses your kubeconfig, so your RBAC decides who may silence.
 from __future__ import annotations
 
 import argparse
-import getpass
-import os
 import sys
 import time
 import uuid
@@ -42,36 +40,7 @@ ATTEMPTS = 5
 Edit = Callable[[list[Silence]], list[Silence]]
 
 
-def add_silence_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    group = subparsers.add_parser("silence", help="mute matching notifications for a while")
-    commands = group.add_subparsers(dest="silence_command", required=True)
-    add = commands.add_parser("add", help="add a silence; prints its id")
-    add.add_argument("--match", required=True, help="namespace=payments,kind=Pod,name=web-*,...")
-    add.add_argument("--for", dest="duration", default="1h", help="how long: 30m, 2h, 1d")
-    add.add_argument("--comment", default="", help="why, for whoever reads the list")
-    add.add_argument("--author", default=_whoami(), help="who (default: the user name)")
-    add.set_defaults(handler=_add)
-    listing = commands.add_parser("list", help="the silences, active first")
-    listing.add_argument("--all", action="store_true", help="also those that ended")
-    listing.set_defaults(handler=_list)
-    expire = commands.add_parser("expire", help="end a silence now")
-    expire.add_argument("id", help="the id `silence add` printed")
-    expire.set_defaults(handler=_expire)
-    for parser in (add, listing, expire):
-        _common(parser)
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config-map",
-        default=os.environ.get("KUBE_NOTIFIER_SILENCES", ""),
-        help="NAMESPACE/NAME of the silences ConfigMap [KUBE_NOTIFIER_SILENCES]",
-    )
-    parser.add_argument("--kubeconfig", default=None, help="kubeconfig (default as kubectl)")
-    parser.add_argument("--context", default=None, help="kubeconfig context")
-
-
-def _add(args: argparse.Namespace) -> int:
+def run_add(args: argparse.Namespace) -> int:
     try:
         matchers = parse_matchers(args.match)
         seconds = parse_duration(args.duration)
@@ -91,7 +60,7 @@ def new_silence(matchers: dict[str, str], seconds: float, *, comment: str, autho
                    ends_at=now + seconds, comment=comment, created_by=author)  # fmt: skip
 
 
-def _expire(args: argparse.Namespace) -> int:
+def run_expire(args: argparse.Namespace) -> int:
     found: list[bool] = []
     code = _edit(args, expiring(args.id, found))
     if code == 0 and not found[-1]:
@@ -111,7 +80,7 @@ def expiring(silence_id: str, found: list[bool]) -> Edit:
     return ended
 
 
-def _list(args: argparse.Namespace) -> int:
+def run_list(args: argparse.Namespace) -> int:
     return _guarded(args, _print_list)
 
 
@@ -216,13 +185,6 @@ def _write(
             return False
         raise
     return True
-
-
-def _whoami() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return ""
 
 
 def _fail(message: str, code: Exit = Exit.FAILED) -> int:

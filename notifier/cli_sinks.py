@@ -13,7 +13,6 @@ import argparse
 import sys
 import time
 import uuid
-from pathlib import Path
 from typing import TextIO
 
 from notifier.config import ConfigError, read_config
@@ -28,17 +27,6 @@ from notifier.text import without_controls
 
 TEST_RULE = "kube-notifier-test"
 _SHOWN_BYTES = 500
-
-
-def add_sink_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    sinks = subparsers.add_parser("sinks", help="try a sink of a config file")
-    commands = sinks.add_subparsers(dest="sinks_command", required=True)
-    test = commands.add_parser("test", help="send one marked test notification through a sink")
-    test.add_argument("name", help="the sink's name in the config")
-    test.add_argument(
-        "--config", type=Path, required=True, help="the config file (its secret files are read)"
-    )
-    test.set_defaults(handler=run_test)
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:

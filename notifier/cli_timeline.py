@@ -43,15 +43,6 @@ class State:
     obj: KubeObject
 
 
-def add_timeline_command(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    timeline = commands.add_parser("timeline", help="play an object's states over time")
-    timeline.add_argument("file", type=Path)
-    timeline.add_argument("states", nargs="+", help="FILE@TIME: 0s, 15m, or an RFC 3339 time")
-    timeline.add_argument("--every", default="1m", help="between states with no time of their own")
-    timeline.add_argument("--until", default="1h", help="how long the clock runs after the last")
-    timeline.set_defaults(handler=run_timeline)
-
-
 def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     loaded = load_for_test(args.file, out)

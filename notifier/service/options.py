@@ -8,6 +8,8 @@ import socket
 from dataclasses import dataclass
 from pathlib import Path
 
+from notifier.importing import collection_paused
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -238,6 +240,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from notifier.service.running import run  # noqa: PLC0415 - heavy imports only for run
+    with collection_paused():  # notifier/importing.py
+        from notifier.service.running import run  # noqa: PLC0415 - heavy imports only for run
 
     return run(options_from(args))

@@ -25,7 +25,6 @@ from notifier.sinks.config import (
 )
 from notifier.sinks.console import ConsoleSink
 from notifier.sinks.discord import DiscordSinkConfig, build_discord
-from notifier.sinks.email import build_email
 from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.googlechat import GoogleChatSinkConfig, build_googlechat
 from notifier.sinks.mattermost import MattermostSinkConfig, build_mattermost
@@ -107,6 +106,13 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
         ) from None
 
 
+def _email(config: EmailSinkConfig, threads: ThreadStore) -> Sink:
+    # Imported here: smtplib and the email package, for configs that have no email sink too.
+    from notifier.sinks.email.building import build_email  # noqa: PLC0415
+
+    return build_email(config, threads)
+
+
 def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
     # Imported here: slack_sdk adds ~7 MiB and 0.1 s to a start, for configs that have no
     # Slack sink too.
@@ -177,7 +183,7 @@ BUILDERS: dict[type[Any], Builder] = {
     WebhookSinkConfig: lambda config, _, __: _webhook(config),
     SlackSinkConfig: lambda config, threads, _: _slack(config, threads),
     AlertmanagerSinkConfig: lambda config, _, alerts: build_alertmanager(config, alerts),
-    EmailSinkConfig: lambda config, threads, _: build_email(config, threads),
+    EmailSinkConfig: lambda config, threads, _: _email(config, threads),
     TelegramSinkConfig: lambda config, threads, _: build_telegram(config, threads),
     PagerDutySinkConfig: lambda config, _, __: build_pagerduty(config),
     OpsgenieSinkConfig: lambda config, _, __: build_opsgenie(config),

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from notifier.sinks.base import SendError
-from notifier.sinks.email import EmailSink, build_email
+from notifier.sinks.email.building import build_email
 from notifier.sinks.email.config import EmailSinkConfig
+from notifier.sinks.email.sink import EmailSink
 from notifier.sinks.thread_roots import MemoryThreads
 from tests.controlplane.certs import Pki, make_pki
 from tests.support.smtp_server import SmtpServer, free_port

@@ -1,0 +1,84 @@
+"""What a command imports: the CLI only its flags; ``run``, before it lists, what the config uses.
+
+Each probe runs in a fresh interpreter, since this one has imported everything already.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from notifier.importing import collection_paused
+
+# Neither the commands' modules nor their libraries, until a command is chosen.
+COMMAND_MODULES = (
+    "notifier.config", "notifier.rules", "notifier.sinks", "notifier.source", "notifier.state",
+    "notifier.cli_rules", "notifier.cli_dead_letters", "notifier.cli_silences",
+    "notifier.cli_sinks", "notifier.cli_timeline",
+    "pydantic", "kubernetes", "jinja2", "yaml", "msgspec", "prometheus_client", "urllib3",
+    "fastapi", "starlette", "uvicorn", "slack_sdk",
+)  # fmt: skip
+# Not before the informers list (the HTTP layer), or not at all without a sink of that type.
+NOT_BEFORE_LISTING = ("fastapi", "starlette", "uvicorn", "slack_sdk", "smtplib")
+WEBHOOK_ONLY = """\
+sinks:
+  - {name: hook, type: webhook, url: "http://127.0.0.1:9/hook"}
+rules:
+  - {name: crashes, match: {kinds: [Pod], events: [updated]}, sinks: [hook]}
+"""
+
+
+def _imported_after(code: str, watched: tuple[str, ...]) -> list[str]:
+    """Which of ``watched`` (or their submodules) a fresh interpreter holds after ``code``."""
+    probe = code + textwrap.dedent(f"""
+        import json, sys
+        watched = {watched!r}
+        print(json.dumps(sorted({{m for m in sys.modules for w in watched
+                                  if m == w or m.startswith(w + ".")}})))
+    """)
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    found: list[str] = json.loads(shown.stdout)
+    return found
+
+
+def test_the_cli_imports_only_the_commands_flags() -> None:
+    code = "import notifier.cli\nnotifier.cli.build_parser().parse_args(['run'])\n"
+    assert _imported_after(code, COMMAND_MODULES) == []
+
+
+def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(WEBHOOK_ONLY)
+    code = textwrap.dedent(f"""
+        from pathlib import Path
+        import notifier.service.running
+        from notifier.config.reloading import RulesHolder
+        from notifier.sinks.building import build_sink
+        from notifier.sinks.thread_roots import MemoryThreads
+        holder = RulesHolder.from_file(Path({str(config)!r}))
+        for sink in holder.current.config.sinks:
+            build_sink(sink, threads=MemoryThreads()).close()
+    """)
+    assert _imported_after(code, NOT_BEFORE_LISTING) == []
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_collection_is_paused_inside_and_as_it_was_after(enabled: bool) -> None:
+    was = gc.isenabled()
+    (gc.enable if enabled else gc.disable)()
+    try:
+        with collection_paused():
+            assert not gc.isenabled()
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
