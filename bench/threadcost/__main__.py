@@ -52,14 +52,14 @@ def table(figures: dict[str, Any], rates: tuple[float, ...]) -> str:
     return "\n".join(lines)
 
 
-CELLS = ("CPU ms/chg", "vol cs/chg", "invol cs/chg")
+CELLS = ("CPU ms/chg", "of it sys", "vol cs/chg", "invol cs/chg")
 
 
 def _sum(window: dict[str, Any], name: str, key: str) -> float:
     families = window["families"]
     if name == "total":
         return float(sum(f[key] for f in families.values()))
-    return float(families.get(name, {}).get(key, 0.0))
+    return float(families.get(name, {}).get(key, 0.0))  # a figure older runs lack: 0
 
 
 def _idle(idle: dict[str, Any], name: str) -> str:
@@ -70,6 +70,7 @@ def _cells(window: dict[str, Any], name: str) -> list[str]:
     changes = max(window["changes"], 1)
     return [
         f"{_sum(window, name, 'cpu_s') * 1000 / changes:.2f}",
+        f"{_sum(window, name, 'system_s') * 1000 / changes:.2f}",
         f"{_sum(window, name, 'voluntary') / changes:.2f}",
         f"{_sum(window, name, 'involuntary') / changes:.2f}",
     ]

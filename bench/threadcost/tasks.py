@@ -22,12 +22,19 @@ class Task:
     cpu_s: float
     voluntary: int
     involuntary: int
+    system_s: float = 0.0  # of cpu_s, in the kernel (system calls, wake-ups, page faults)
 
 
 def parse_stat(text: str) -> float:
     """User + system seconds of one task's ``stat`` line (the name may hold ") ")."""
     fields = text[text.rindex(")") + 2 :].split()
     return (int(fields[11]) + int(fields[12])) / TICKS_PER_SECOND
+
+
+def parse_system(text: str) -> float:
+    """System seconds (the kernel's share) of one task's ``stat`` line."""
+    fields = text[text.rindex(")") + 2 :].split()
+    return int(fields[12]) / TICKS_PER_SECOND
 
 
 def parse_switches(text: str) -> tuple[int, int]:
@@ -44,8 +51,9 @@ def read(pid: int) -> dict[int, Task]:
     for path in Path(f"/proc/{pid}/task").iterdir():
         with contextlib.suppress(OSError, ValueError, KeyError):
             voluntary, involuntary = parse_switches((path / "status").read_text())
+            stat = (path / "stat").read_text()
             tasks[int(path.name)] = Task(
-                parse_stat((path / "stat").read_text()), voluntary, involuntary
+                parse_stat(stat), voluntary, involuntary, parse_system(stat)
             )
     return tasks
 
@@ -82,6 +90,7 @@ class Cost:
     voluntary: int = 0
     involuntary: int = 0
     threads: int = 0
+    system_s: float = 0.0
 
 
 def by_family(
@@ -94,6 +103,7 @@ def by_family(
         was = before.get(tid, Task(0.0, 0, 0))
         cost = costs[family(names.get(tid, "other (not Python, or unnamed)"))]
         cost.cpu_s += now.cpu_s - was.cpu_s
+        cost.system_s += now.system_s - was.system_s
         cost.voluntary += now.voluntary - was.voluntary
         cost.involuntary += now.involuntary - was.involuntary
         cost.threads += 1

@@ -18,6 +18,7 @@ STATUS = "Name:\tpython\nState:\tS\nvoluntary_ctxt_switches:\t12\nnonvoluntary_c
 def test_a_stat_line_gives_user_plus_system_even_with_parentheses_in_the_name() -> None:
     line = STAT.format(utime=3 * TICKS_PER_SECOND, stime=TICKS_PER_SECOND)
     assert tasks.parse_stat(line) == 4.0
+    assert tasks.parse_system(line) == 1.0
 
 
 def test_a_status_gives_both_kinds_of_context_switch() -> None:
@@ -66,11 +67,11 @@ def test_costs_are_differences_summed_by_family_and_new_threads_count_from_zero(
 
 
 def test_the_table_gives_per_change_figures_and_a_total() -> None:
-    family_ = {"cpu_s": 0.2, "voluntary": 300, "involuntary": 10, "threads": 1}
+    family_ = {"cpu_s": 0.2, "voluntary": 300, "involuntary": 10, "threads": 1, "system_s": 0.05}
     window = {"changes": 100, "expected": 50, "told": 50, "seconds": 5.0,
               "families": {"worker-*": family_}}  # fmt: skip
     idle = {"changes": 0, "seconds": 10.0, "families": {"worker-*": family_ | {"cpu_s": 0.01}}}
     text = table({"idle": idle, "at_20": window}, (20.0,))
     row = next(line for line in text.splitlines() if line.startswith("worker-*"))
-    assert row.split() == ["worker-*", "1.0", "2.00", "3.00", "0.10"]
+    assert row.split() == ["worker-*", "1.0", "2.00", "0.50", "3.00", "0.10"]
     assert "@20/s: 100 changes, 50 matched the rule, 50 told" in text
