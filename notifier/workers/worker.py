@@ -70,6 +70,8 @@ def transitions_for(
     origin = pending.origin(had_state=prev is not None)
 
     def between(old: KubeObject | None, new: KubeObject | None, how: Origin) -> list[Transition]:
+        if old is new:  # the listed object still cached (most of a start): nothing happened
+            return []
         return detect_all(
             old, new, origin=how, observed_at=observed_at, correlation_id=new_correlation_id()
         )
