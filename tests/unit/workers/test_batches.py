@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from notifier.objects import Kind, KubeObject
+import pytest
+
+from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.deltas import DeltaType
@@ -99,3 +101,37 @@ def test_a_listed_key_is_waited_for_until_its_state_is_known() -> None:
     assert seen_waiting == [True]
     assert not intake.initial_list_waiting()
     assert known.get(_pod_key("web-0")) == _pod("web-0")
+
+
+class BrokenFor(Store):
+    """A cache whose read of one key raises (a bug, not a sink failure)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(Kind.POD)
+        self.name = name
+
+    def get(self, key: ObjectKey) -> KubeObject | None:
+        if key.endswith(f"/{self.name}"):
+            raise RuntimeError("a bug")
+        return super().get(key)
+
+
+def test_keys_after_a_pass_that_raised_come_back_to_the_queue() -> None:
+    queue: RateLimitingQueue[WorkKey] = RateLimitingQueue(
+        unique_name("batches"), timer_thread=False
+    )
+    store, known = BrokenFor("web-1"), Known()
+    intake = Intake(queue, known)
+    for name in NAMES[:3]:
+        store.upsert(_pod(name))
+    intake.handle([_delta(DeltaType.ADDED, _pod(name), Origin.INITIAL_LIST) for name in NAMES[:3]])
+    workers = Workers(
+        queue=queue, intake=intake, stores={Kind.POD: store}, known=known, sink=FailsOnceFor("")
+    )
+    keys = queue.get_batch(10)
+    with pytest.raises(RuntimeError):
+        workers._process_all(keys, "test")
+    queue.done_all(keys)
+    assert known.get(_pod_key("web-0")) == _pod("web-0")
+    assert queue.get_batch(10) == [_pod_key("web-2")]  # queued again, its pending kept
+    assert intake.take(_pod_key("web-2")).listed == _pod("web-2")
