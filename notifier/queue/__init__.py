@@ -18,6 +18,11 @@ Contract (each clause is tested in tests/unit/queue/):
 5.  ``get(timeout=None)`` blocks until a key is ready and returns None if
     ``timeout`` seconds pass first. ``len(queue)`` counts queued keys, not
     those being processed.
+5a. ``get_batch(limit, timeout=None)`` hands out several keys under one lock:
+    blocking for the first as ``get``, then the next keys in order, up to
+    ``limit`` and leaving each idle getter an equal share of what is queued;
+    [] where ``get`` returns None. Each key is processing (clauses 2, 3) until
+    its ``done``, or ``done_all(keys)`` (a ``done`` of each, under one lock).
 6.  ``shutdown()`` stops intake (``add``, ``add_after`` and
     ``add_rate_limited`` are ignored; keys waiting on a delay are discarded),
     wakes every blocked ``get``, and keeps handing out keys already queued

@@ -85,17 +85,44 @@ class WorkQueue(Generic[T]):
                 self._dirty = {}
         return key
 
+    def get_batch(self, limit: int, timeout: float | None = None) -> list[T]:
+        """Keys as ``get`` hands them out, several under one lock: blocking as ``get`` for
+        the first, then up to ``limit`` in all, leaving each idle getter a share of the
+        rest. [] where ``get`` returns None. Each key is ``done`` on its own or by
+        ``done_all``."""
+        with self._lock:
+            if not self._queue and not self._wait_for_key_locked(timeout):
+                return []
+            share = -(-len(self._queue) // (self._idle_getters + 1))
+            handed_out_at = self._clock()
+            keys = [self._queue.popleft() for _ in range(max(1, min(limit, share)))]
+            for key in keys:
+                self._processing[key] = handed_out_at
+                self._counts.queue_duration.observe(handed_out_at - self._dirty.pop(key))
+            if not self._dirty:
+                self._dirty = {}
+        return keys
+
+    def done_all(self, keys: list[T]) -> None:
+        """``done`` of each key, in order, under one lock."""
+        with self._lock:
+            for key in keys:
+                self._done_locked(key)
+
     def done(self, key: T) -> None:
         """Close the processing of ``key``; re-queue it if it was added meanwhile."""
         with self._lock:
-            started_at = self._processing.pop(key, None)
-            if started_at is None:
-                raise ValueError(f"done({key!r}) on queue {self._name!r}: not being processed")
-            self._counts.work_duration.observe(self._clock() - started_at)
-            if key in self._dirty:
-                self._enqueue_locked(key)
-            elif self._drain_waiters and self._is_drained_locked():
-                self._drained.notify_all()
+            self._done_locked(key)
+
+    def _done_locked(self, key: T) -> None:
+        started_at = self._processing.pop(key, None)
+        if started_at is None:
+            raise ValueError(f"done({key!r}) on queue {self._name!r}: not being processed")
+        self._counts.work_duration.observe(self._clock() - started_at)
+        if key in self._dirty:
+            self._enqueue_locked(key)
+        elif self._drain_waiters and self._is_drained_locked():
+            self._drained.notify_all()
 
     def shutdown(self) -> None:
         """Stop intake now; getters drain what is queued, then receive None."""

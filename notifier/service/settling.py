@@ -3,7 +3,8 @@
 The initial list: once every informer is synced, what we knew before a
 restart and is gone now is queued as catch-up deletes and the cache is frozen
 out of the cyclic GC's reach, and the GC, paused since start
-(``service/heap.py``), resumes; once the workers have taken every listed key,
+(``service/heap.py``), resumes; once the workers have acted on every listed key
+(taken it and known what they acted on: its state row is submitted),
 the baseline is marked, the rules' ``for:`` timers may fire (what left its
 state while we were away has cancelled its timer) and, with the state writes committed, the start's
 freed memory is given back (``service/heap.py``).

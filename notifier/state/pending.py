@@ -2,7 +2,8 @@
 
 Reads consult it first so a thread reads its own writes. Each write gets a
 token; after commit, ``settle`` drops the entry only if no newer write of
-the same key came in meanwhile. ``None`` is a pending delete.
+the same key came in meanwhile. A batch of writes shares one token
+(``put_all``, ``settle_all``). ``None`` is a pending delete.
 """
 
 from __future__ import annotations
@@ -25,6 +26,24 @@ class PendingWrites(Generic[K, V]):
         with self._lock:
             self._entries[key] = (token, value)
         return token
+
+    def put_all(self, items: list[tuple[K, V | None]]) -> object:
+        """``put`` of each item, under one lock and one token (for ``settle_all``)."""
+        token = object()
+        with self._lock:
+            for key, value in items:
+                self._entries[key] = (token, value)
+        return token
+
+    def settle_all(self, keys: list[K], token: object) -> None:
+        """``settle`` of each key written with ``token``."""
+        with self._lock:
+            for key in keys:
+                entry = self._entries.get(key)
+                if entry is not None and entry[0] is token:
+                    del self._entries[key]
+            if not self._entries:
+                self._entries = {}
 
     def settle(self, key: K, token: object) -> None:
         with self._lock:

@@ -18,6 +18,7 @@ class Intake:
         self._queue = queue
         self._known = known
         self._pending: dict[WorkKey, Pending] = {}
+        self._listed_in_flight = 0  # listed keys taken by a worker and not yet acted on
         self._lock = threading.Lock()
 
     def handle(self, deltas: list[Delta]) -> None:
@@ -42,9 +43,12 @@ class Intake:
         return len(vanished)
 
     def initial_list_waiting(self) -> bool:
-        """Whether a key the initial list showed still waits for a worker."""
+        """Whether a key the initial list showed still waits for a worker, or is being
+        worked (its state not yet known: ``finished``)."""
         with self._lock:
-            return any(pending.listed is not None for pending in self._pending.values())
+            return self._listed_in_flight > 0 or any(
+                pending.listed is not None for pending in self._pending.values()
+            )
 
     def relist_waiting(self) -> bool:
         """Whether a key a relist changed still waits for a worker."""
@@ -52,13 +56,23 @@ class Intake:
             return any(Origin.RELIST in pending.origins for pending in self._pending.values())
 
     def take(self, key: WorkKey) -> Pending:
+        """What waits for ``key``; a listed one counts as in flight until ``finished``."""
         with self._lock:
             pending = self._pending.pop(key, None) or Pending()
+            self._listed_in_flight += pending.listed is not None
             if not self._pending:
                 # A dict keeps its table once emptied: the initial list's (MBs at 100k objects)
                 # would stay for good. A fresh one lets it go.
                 self._pending = {}
             return pending
+
+    def finished(self, taken: list[Pending]) -> None:
+        """The passes of these taken pendings are over: what they acted on is known, or
+        they were given back for a retry (or dropped)."""
+        listed = sum(pending.listed is not None for pending in taken)
+        if listed:
+            with self._lock:
+                self._listed_in_flight -= listed
 
     def give_back(self, key: WorkKey, pending: Pending) -> None:
         """A failed pass: keep what it had, followed by whatever arrived meanwhile."""

@@ -130,19 +130,27 @@ class Known:
             return [WorkKey(kind, key) for key in self._objects.get(kind, ())]
 
     def set(self, key: WorkKey, obj: KubeObject | None) -> None:
+        self.set_all([(key, obj)])
+
+    def set_all(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
+        """``set`` of each key (a worker's batch of keys), saved as one write."""
         with self._lock:
-            if obj is None:
-                self._objects.get(key.kind, {}).pop(key.key, None)
-            else:
-                objects = self._of(key.kind)
-                if objects.get(key.key) is obj:
-                    # The very instance already recorded (a restart's unchanged object, which
-                    # the list reused from what was saved; a resync): saving it again would
-                    # encode and queue the whole cache's JSON at once for nothing.
-                    return
-                objects[key.key] = obj
-        if self._store is not None:
-            self._store.save_seen([(key, obj)])
+            changed = [change for change in changes if self._set_locked(*change)]
+        if self._store is not None and changed:
+            self._store.save_seen(changed)
+
+    def _set_locked(self, key: WorkKey, obj: KubeObject | None) -> bool:
+        if obj is None:
+            self._objects.get(key.kind, {}).pop(key.key, None)
+            return True
+        objects = self._of(key.kind)
+        if objects.get(key.key) is obj:
+            # The very instance already recorded (a restart's unchanged object, which
+            # the list reused from what was saved; a resync): saving it again would
+            # encode and queue the whole cache's JSON at once for nothing.
+            return False
+        objects[key.key] = obj
+        return True
 
     def _of(self, kind: Kind) -> dict[ObjectKey, KubeObject]:
         return self._objects.setdefault(kind, {})

@@ -1,8 +1,11 @@
-"""Worker threads: pop a key, compare cache with known state, hand transitions on.
+"""Worker threads: pop keys, compare cache with known state, hand transitions on.
 
 One pass per key: read the current object from the cache and the last
 state this process acted on, derive the transitions, give them to the
 ``TransitionSink`` (rules and delivery), then tell the queue how it went.
+A worker takes the keys waiting (up to ``BATCH``, leaving idle workers their
+share) and works them in turn; what they acted on is known and saved as one
+write before the queue hears they are done.
 A failing sink makes the key come back later (rate-limited); the known
 state is only advanced after success, so the retry recomputes the same
 transitions plus whatever changed meanwhile.
@@ -11,7 +14,7 @@ transitions plus whatever changed meanwhile.
 from __future__ import annotations
 
 import logging
-import os
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -32,6 +35,11 @@ from notifier.workers.pending import Pending
 
 log = logging.getLogger("notifier.workers")
 
+# Keys a worker takes at once (fewer when other workers wait): one lock for their hand-out,
+# one for their ``done``, one state write for what they acted on. An initial list's keys
+# went one at a time, and four workers queued behind each other's locks for each.
+BATCH = 64
+
 
 class CallerCommits(Protocol):
     """The state writer's offer (``BatchWriter.caller_commits``): a worker commits the
@@ -48,7 +56,10 @@ class TransitionSink(Protocol):
 
 
 def new_correlation_id() -> str:
-    return os.urandom(6).hex()
+    """Twelve hex digits, for logs and the decision log. Not ``os.urandom``: its system
+    call lets go of the GIL, and under the initial list's contention every worker then
+    waited for it back (a third of a start's worker CPU, two calls per listed key)."""
+    return f"{random.getrandbits(48):012x}"
 
 
 def transitions_for(
@@ -67,6 +78,8 @@ def transitions_for(
     origin = pending.origin(had_state=prev is not None)
 
     def between(old: KubeObject | None, new: KubeObject | None, how: Origin) -> list[Transition]:
+        if old is new:  # the listed object still cached (most of a start): nothing happened
+            return []
         return detect_all(
             old, new, origin=how, observed_at=observed_at, correlation_id=new_correlation_id()
         )
@@ -157,14 +170,13 @@ class Workers:
 
     def _loop(self) -> None:
         name = threading.current_thread().name
-        while (key := self._queue.get()) is not None:
-            self._busy_since[name] = time.monotonic()
+        while keys := self._queue.get_batch(BATCH):
             try:
                 with self._pass_commits():
-                    self.process(key)
+                    self._process_all(keys, name)
             finally:
                 self._busy_since.pop(name, None)
-                self._queue.done(key)
+                self._queue.done_all(keys)
 
     def _pass_commits(self) -> AbstractContextManager[None]:
         if self._commits is None:
@@ -172,7 +184,33 @@ class Workers:
         return self._commits.caller_commits(lambda: len(self._queue) > 0)
 
     def process(self, key: WorkKey) -> None:
-        pending = self._intake.take(key)
+        """One key's pass (the queue's ``get`` and ``done`` are the caller's)."""
+        self._process_all([key], threading.current_thread().name)
+
+    def _process_all(self, keys: list[WorkKey], name: str) -> None:
+        """Each key's pass in turn; what they acted on is known (and saved as one write)
+        before any of them is ``done``, so a key queued again meanwhile is compared with it."""
+        acted: list[tuple[WorkKey, KubeObject | None]] = []
+        taken: list[Pending] = []
+        try:
+            for key in keys:
+                self._busy_since[name] = time.monotonic()
+                taken.append(self._intake.take(key))
+                self._pass(key, taken[-1], acted)
+        finally:
+            self._known.set_all(acted)
+            for key, _ in acted:
+                self._queue.forget(key)
+            self._intake.finished(taken)
+            for key in keys[len(taken) :]:  # a pass raised: the rest come back
+                self._queue.add(key)
+            self.processed += len(acted)
+
+    def _pass(
+        self, key: WorkKey, pending: Pending, acted: list[tuple[WorkKey, KubeObject | None]]
+    ) -> None:
+        """Compare, hand the transitions on, and add the object acted on to ``acted`` (not
+        when the kind is no longer watched, or the sink failed: the key is retried)."""
         store = self._stores.get(key.kind)
         if store is None:  # a reload stopped watching the kind: nothing to compare with
             self._queue.forget(key)
@@ -190,9 +228,7 @@ class Workers:
             log.exception("handling %s failed; will retry", key)
             self._retry(key, pending)
             return
-        self._known.set(key, current)
-        self._queue.forget(key)
-        self.processed += 1
+        acted.append((key, current))
 
     def _retry(self, key: WorkKey, pending: Pending) -> None:
         # Still "processing" until done(): deltas arriving now mark the key dirty, so a

@@ -122,7 +122,7 @@ def _running(
 
 
 def _act_on(intake: Intake) -> None:
-    intake.take(WEB_KEY)
+    intake.finished([intake.take(WEB_KEY)])
 
 
 def _relist(intake: Intake, settling: Settling, obj: KubeObject) -> None:

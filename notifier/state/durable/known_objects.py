@@ -11,7 +11,7 @@ import msgspec
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.source.trimming import trim
-from notifier.state.seen import SeenObjects, encode_object
+from notifier.state.seen import SeenObjects, SeenRecord, encode_object
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
 
@@ -47,18 +47,15 @@ class DurableSeen:
         self._seen.forget_baseline(scope)
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
-        for key, obj in changes:
-            if obj is None:
-                self._seen.forget_seen(key.kind, key.key)
-            else:
-                meta = obj.metadata
-                self._seen.record_seen(
-                    key.kind,
-                    key.key,
-                    uid=meta.uid,
-                    resource_version=meta.resource_version,
-                    encoded=encode_object(obj),
-                )
+        """One write for the batch (a worker's keys, or a scope's forgotten ones)."""
+        self._seen.write_all([(key.kind, key.key, _record(obj)) for key, obj in changes])
+
+
+def _record(obj: KubeObject | None) -> SeenRecord | None:
+    if obj is None:
+        return None
+    meta = obj.metadata
+    return SeenRecord(meta.uid, meta.resource_version, encode_object(obj))
 
 
 def log_baseline(known: Known, *, with_state: bool) -> None:

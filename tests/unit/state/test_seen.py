@@ -130,3 +130,41 @@ def test_scope_marks_are_kept_across_restarts_and_forgotten_on_request(tmp_path:
     third = open_store(tmp_path / "s.db")
     assert third.seen.baselines() == {"Pod/*"} and third.seen.baseline_at() == 100.0
     third.close()
+
+
+def _seen(obj: Pod) -> SeenRecord:
+    meta = obj.metadata
+    return SeenRecord(meta.uid, meta.resource_version, encode_object(obj))
+
+
+def test_a_batch_records_and_forgets_in_one_write_read_back_at_once(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "s.db")
+    record(store.seen, pod("old", "Running", "1"))
+    store.flush()
+    a, b = pod("a", "Pending", "2"), pod("b", "Running", "3")
+    store.seen.write_all(
+        [(Kind.POD, key_of(a), _seen(a)), (Kind.POD, key_of(b), _seen(b)),
+         (Kind.POD, ObjectKey("default/old"), None)]
+    )  # fmt: skip
+    at_once = store.seen.all_seen(Kind.POD)
+    store.close()
+    reopened = open_store(tmp_path / "s.db")
+    after_restart = reopened.seen.all_seen(Kind.POD)
+    reopened.close()
+
+    assert sorted(at_once) == sorted(after_restart) == ["default/a", "default/b"]
+    assert decode_object(after_restart[ObjectKey("default/b")].encoded) == b
+
+
+def test_a_later_write_of_a_key_is_not_undone_by_an_earlier_batch_settling(
+    tmp_path: Path,
+) -> None:
+    store = open_store(tmp_path / "s.db")
+    first, second = pod("a", "Pending", "1"), pod("a", "Running", "2")
+    store.seen.write_all([(Kind.POD, key_of(first), _seen(first))])
+    record(store.seen, second)
+    store.flush()
+    found = store.seen.last_seen(Kind.POD, ObjectKey("default/a"))
+    store.close()
+
+    assert found is not None and found.resource_version == "2"

@@ -258,10 +258,23 @@ def test_a_delete_arriving_during_a_pass_that_is_then_dropped_keeps_its_final_st
     assert not deletes[0].final_state_unknown
 
 
-def test_initial_list_waiting_until_every_listed_key_is_taken() -> None:
+def test_initial_list_waiting_until_every_listed_key_is_taken_and_finished() -> None:
     intake = Intake(_queue(), Known())
     assert not intake.initial_list_waiting()
     intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
     assert intake.initial_list_waiting()
-    intake.take(WEB_KEY)
+    taken = intake.take(WEB_KEY)
+    assert intake.initial_list_waiting()  # being worked: its state is not known yet
+    intake.finished([taken])
+    assert not intake.initial_list_waiting()
+
+
+def test_a_listed_key_given_back_waits_again_until_its_retry_finishes() -> None:
+    intake = Intake(_queue(), Known())
+    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    failed = intake.take(WEB_KEY)
+    intake.give_back(WEB_KEY, failed)
+    intake.finished([failed])
+    assert intake.initial_list_waiting()
+    intake.finished([intake.take(WEB_KEY)])
     assert not intake.initial_list_waiting()

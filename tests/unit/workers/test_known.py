@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from notifier.objects import KubeObject
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
-from tests.unit.workers.test_intake import WEB, WEB_KEY, _pod
+from tests.unit.workers.test_intake import WEB, WEB_KEY, _pod, _pod_key
 
 
 class Saving:
@@ -16,6 +16,7 @@ class Saving:
     def __init__(self, loaded: list[tuple[WorkKey, KubeObject]] | None = None) -> None:
         self.loaded = loaded or []
         self.saved: list[tuple[WorkKey, KubeObject | None]] = []
+        self.writes = 0
 
     def load_seen(self) -> list[tuple[WorkKey, KubeObject]]:
         return self.loaded
@@ -34,6 +35,7 @@ class Saving:
 
     def save_seen(self, changes: list[tuple[WorkKey, KubeObject | None]]) -> None:
         self.saved.extend(changes)
+        self.writes += 1
 
 
 def test_a_new_or_changed_object_is_saved() -> None:
@@ -69,3 +71,19 @@ def test_a_deletion_is_saved() -> None:
     known.set(WEB_KEY, None)
     assert store.saved == [(WEB_KEY, None)]
     assert known.get(WEB_KEY) is None
+
+
+def test_a_batch_is_saved_as_one_write_without_what_is_already_recorded() -> None:
+    store = Saving(loaded=[(WEB_KEY, WEB)])
+    known = Known(store)
+    other_key, other = _pod_key("web-2"), _pod("web-2")
+    known.set_all([(WEB_KEY, WEB), (other_key, other)])
+    assert store.saved == [(other_key, other)]
+    assert store.writes == 1
+    assert known.get(other_key) is other
+
+
+def test_a_batch_with_nothing_new_writes_nothing() -> None:
+    store = Saving(loaded=[(WEB_KEY, WEB)])
+    Known(store).set_all([(WEB_KEY, WEB)])
+    assert store.writes == 0

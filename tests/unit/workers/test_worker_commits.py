@@ -36,9 +36,11 @@ class Gate:
     """A sink whose first pass waits until the test has queued more keys."""
 
     def __init__(self) -> None:
+        self.entered = threading.Event()
         self.open = threading.Event()
 
     def handle(self, transitions: list[Transition]) -> None:
+        self.entered.set()
         assert self.open.wait(5)
 
 
@@ -57,6 +59,7 @@ def test_a_pass_says_whether_keys_wait_behind_it() -> None:
             failed = _pod(name, "200", phase="Failed")
             store.upsert(failed)
             intake.handle([_delta(DeltaType.UPDATED, failed)])
+            assert sink.entered.wait(5)  # "a" is being worked before "b" is queued
         sink.open.set()
         with commits.passes:
             assert commits.passes.wait_for(lambda: len(commits.more_work) == 2, 5)
