@@ -18,9 +18,9 @@ import msgspec
 
 from notifier import __version__
 from notifier.sinks.base import SendError
-from notifier.sinks.secrets import SinkBuildError, files_read, redact_url
+from notifier.sinks.secrets import SinkBuildError, redact_url, tls_of
 from notifier.sinks.settings import HttpSettings
-from notifier.sinks.transport import MAX_BODY_BYTES, BadUrlError, Reply, Tls, Transport
+from notifier.sinks.transport import MAX_BODY_BYTES, BadUrlError, Reply, Transport
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 
 log = logging.getLogger("notifier.sinks")
@@ -37,20 +37,13 @@ def http_transport(
     max_body: int = MAX_BODY_BYTES,
 ) -> Transport:
     """A transport to ``url`` with ``settings``; ``SinkBuildError`` names ``field`` if unusable."""
-    own_files = files_read()  # else the TLS files are in the pod: not checked here
     try:
-        tls = Tls(
-            verify=settings.tls_verify,
-            ca_file=settings.ca_file if own_files else None,
-            client_cert=settings.client_cert_file if own_files else None,
-            client_key=settings.client_key_file if own_files else None,
-        )
         transport = Transport(
             url,
             connect_timeout=settings.connect_timeout_seconds,
             read_timeout=settings.read_timeout_seconds,
             deadline=settings.deadline_seconds,
-            tls=tls,
+            tls=tls_of(settings),  # its files checked here, unless they are in the pod
             max_idle=pool_size,
             proxy=settings.proxy,
             max_body=max_body,

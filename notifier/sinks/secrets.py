@@ -14,9 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
+
+from notifier.sinks.exchange import Tls
 
 
 class SinkBuildError(Exception):
@@ -41,6 +44,31 @@ def files_unread() -> Iterator[None]:
 
 def files_read() -> bool:
     return _read_files.get()
+
+
+class TlsSettings(Protocol):
+    """A sink's TLS settings, as its config names them."""
+
+    @property
+    def tls_verify(self) -> bool: ...
+    @property
+    def ca_file(self) -> str | None: ...
+    @property
+    def client_cert_file(self) -> str | None: ...
+    @property
+    def client_key_file(self) -> str | None: ...
+
+
+def tls_of(settings: TlsSettings) -> Tls:
+    """What a sink checks and presents; without its files when they are not read here
+    (they are in the pod, not where ``rules check --no-files`` runs)."""
+    own_files = files_read()
+    return Tls(
+        verify=settings.tls_verify,
+        ca_file=settings.ca_file if own_files else None,
+        client_cert=settings.client_cert_file if own_files else None,
+        client_key=settings.client_key_file if own_files else None,
+    )
 
 
 def read_secret(sink: str, field: str, value: SecretStr | None, file: str | None) -> str | None:

@@ -105,20 +105,14 @@ def endpoint(url: str) -> Endpoint:
     return Endpoint(plain, parts.hostname, authorization)
 
 
-def tls_context(
-    *,
-    verify: bool,
-    ca_file: str | None,
-    client_cert: str | None = None,
-    client_key: str | None = None,
-) -> ssl.SSLContext:
+def tls_context(tls: Tls) -> ssl.SSLContext:
     """Raises ``OSError`` / ``ssl.SSLError`` for files it cannot use (a config error)."""
-    context = ssl.create_default_context(cafile=ca_file if verify else None)
-    if not verify:
+    context = ssl.create_default_context(cafile=tls.ca_file if tls.verify else None)
+    if not tls.verify:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
-    if client_cert is not None:
-        context.load_cert_chain(client_cert, client_key)
+    if tls.client_cert is not None:
+        context.load_cert_chain(tls.client_cert, tls.client_key)
     return context
 
 
@@ -140,12 +134,7 @@ class Transport:
         self._endpoint = endpoint(url)
         self._tls = tls or Tls()
         if self._tls.ca_file or self._tls.client_cert:
-            tls_context(
-                verify=self._tls.verify,
-                ca_file=self._tls.ca_file,
-                client_cert=self._tls.client_cert,
-                client_key=self._tls.client_key,
-            )
+            tls_context(self._tls)
         self.proxy = proxy_for(self._endpoint.url, proxy)
         self._proxy = _proxy(self.proxy) if self.proxy else None
         https = self._endpoint.url.startswith("https:")

@@ -8,7 +8,7 @@ from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.email.messages import BUILTIN_TEMPLATE, html_escaped
 from notifier.sinks.email.sink import EmailSink, SmtpServer
 from notifier.sinks.rendering import ReceiverTemplate
-from notifier.sinks.secrets import SinkBuildError, files_read, read_secret
+from notifier.sinks.secrets import SinkBuildError, read_secret, tls_of
 from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import tls_context
 
@@ -16,14 +16,8 @@ from notifier.sinks.transport import tls_context
 def build_email(config: EmailSinkConfig, threads: ThreadStore) -> EmailSink:
     name = config.name
     password = read_secret(name, "password", config.password, config.password_file)
-    own_files = files_read()
     try:
-        tls = tls_context(
-            verify=config.tls_verify,
-            ca_file=config.ca_file if own_files else None,
-            client_cert=config.client_cert_file if own_files else None,
-            client_key=config.client_key_file if own_files else None,
-        )
+        tls = tls_context(tls_of(config))
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
         raise SinkBuildError(f"sink {name!r}: cannot use its TLS files ({files}): {err}") from None
