@@ -31,6 +31,7 @@ from notifier.service.listening import listen_problem
 from notifier.service.logs import setup_logging
 from notifier.service.options import RunOptions
 from notifier.service.reloading import report
+from notifier.service.scheduling import choose as choose_scheduling
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.access import KubeAccessError, check_access, cluster_access
 from notifier.source.client import RawClient
@@ -50,6 +51,7 @@ EXIT_STATE = Exit.STATE
 
 def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
+    choose_scheduling(opts.scheduling)  # before any thread starts: they inherit it
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
     pause_collection()  # until the first lists are cached and frozen (service/settling.py)
     try:
