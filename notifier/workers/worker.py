@@ -7,11 +7,11 @@ A worker takes the keys waiting (up to ``BATCH``, leaving idle workers their
 share) and works them in turn; what they acted on is known and saved as one
 write before the queue hears they are done.
 Passes take turns (one worker's batch at a time): they are Python code under
-one GIL and do no I/O (a batch's notifications are committed after it), so four at
-once were never faster than one, and each pass takes a
-handful of locks (the intake's, the rules' time, counters, the decision log),
-so a worker the GIL preempted while holding one made the others queue behind
-it, key after key: in about half the starts the initial list's workers spent
+one GIL and do no I/O (a batch's notifications are committed after it), so
+four at once were never faster than one; and each pass takes a handful of
+locks (the intake's, the rules' time, counters, the decision log), so a
+worker the GIL preempted while holding one made the others queue behind it,
+key after key: in about half the starts the initial list's workers spent
 0.45-0.65 CPU s in such convoys (10,000-15,000 context switches) instead of
 0.25 (docs/benchmarks.md, "Start-up, fourth round"). Taking the queue's keys
 and committing a batch's notifications stay outside the turn.
