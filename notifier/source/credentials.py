@@ -218,6 +218,8 @@ def _check_tls(configuration: Configuration, where: str) -> None:
     cert, key = configuration.cert_file, configuration.key_file
     if bool(cert) != bool(key):
         raise CredentialsError(f"{where}: a client certificate needs both a certificate and a key")
+    if not configuration.ssl_ca_cert and not cert:
+        return  # none of ours to load: the system's CAs (~15 ms to parse) are not checked here
     try:
         context = ssl.create_default_context(cafile=configuration.ssl_ca_cert)
         if cert:

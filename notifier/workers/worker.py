@@ -6,6 +6,15 @@ state this process acted on, derive the transitions, give them to the
 A worker takes the keys waiting (up to ``BATCH``, leaving idle workers their
 share) and works them in turn; what they acted on is known and saved as one
 write before the queue hears they are done.
+Passes take turns (one worker's batch at a time): they are Python code under
+one GIL and do no I/O (a batch's notifications are committed after it), so
+four at once were never faster than one; and each pass takes a handful of
+locks (the intake's, the rules' time, counters, the decision log), so a
+worker the GIL preempted while holding one made the others queue behind it,
+key after key: in about half the starts the initial list's workers spent
+0.45-0.65 CPU s in such convoys (10,000-15,000 context switches) instead of
+0.25 (docs/benchmarks.md, "Start-up, fourth round"). Taking the queue's keys
+and committing a batch's notifications stay outside the turn.
 A failing sink makes the key come back later (rate-limited); the known
 state is only advanced after success, so the retry recomputes the same
 transitions plus whatever changed meanwhile.
@@ -140,6 +149,7 @@ class Workers:
         self._commits = commits
         self._threads: list[threading.Thread] = []
         self._busy_since: dict[str, float] = {}
+        self._turn = threading.Lock()  # held over a batch's passes (see the module docstring)
         self.processed = 0
 
     def start(self) -> None:
@@ -188,6 +198,11 @@ class Workers:
         self._process_all([key], threading.current_thread().name)
 
     def _process_all(self, keys: list[WorkKey], name: str) -> None:
+        """The batch's passes, in this worker's turn."""
+        with self._turn:
+            self._pass_all(keys, name)
+
+    def _pass_all(self, keys: list[WorkKey], name: str) -> None:
         """Each key's pass in turn; what they acted on is known (and saved as one write)
         before any of them is ``done``, so a key queued again meanwhile is compared with it."""
         acted: list[tuple[WorkKey, KubeObject | None]] = []

@@ -82,3 +82,27 @@ def test_collection_is_paused_inside_and_as_it_was_after(enabled: bool) -> None:
         assert gc.isenabled() is enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_run_freezes_what_it_imported_with_no_collection_before(tmp_path: Path) -> None:
+    """A collection between the imports and ``run``'s freeze would rescan all of them."""
+    probe = textwrap.dedent(f"""
+        import gc, json, sys
+        before_freeze = []
+        def note(phase, info):
+            imported = "notifier.service.running" in sys.modules
+            if phase == "start" and imported and gc.get_freeze_count() == 0:
+                before_freeze.append(info["generation"])
+        gc.callbacks.append(note)
+        from notifier.cli import main
+        code = main(["run", "--config", {str(tmp_path / "missing.yaml")!r}])
+        frozen = gc.get_freeze_count()
+        gc.callbacks.remove(note)
+        print(json.dumps([code, before_freeze, frozen > 0]))
+    """)
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    code, collections, frozen = json.loads(shown.stdout.splitlines()[-1])
+    assert code != 0 and frozen  # "cannot read config", after the freeze
+    assert collections == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import ssl
 import sys
 import time
 from pathlib import Path
@@ -116,6 +117,25 @@ def test_kubeconfig_list_merges_first_wins(tmp_path: Path, monkeypatch: pytest.M
     other = load_access(context="ctx2")
     assert (other.server, bearer(other)) == ("https://second:1", "Bearer two")
     assert load_access(f"{second}:{first}").server == "https://second:1"  # a list as the flag
+
+
+def test_with_no_ca_or_client_certificate_of_ours_nothing_is_loaded_at_start(
+    tmp_path: Path, pki: Pki, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system's CAs take ~15 ms to parse and are not the config's to check."""
+    loaded: list[object] = []
+    create = ssl.create_default_context
+
+    def noting(**options: Any) -> ssl.SSLContext:
+        loaded.append(options)
+        return create(**options)
+
+    monkeypatch.setattr(ssl, "create_default_context", noting)
+    load_access(str(write_kubeconfig(tmp_path / "a", cluster=SERVER, user={"token": "t"})))
+    assert loaded == []
+    cluster = {**SERVER, "certificate-authority-data": b64(pki.ca_cert)}
+    load_access(str(write_kubeconfig(tmp_path / "b", cluster=cluster, user={"token": "t"})))
+    assert len(loaded) == 1  # a CA of the config's is loaded, so a broken one fails at start
 
 
 def test_impersonation_becomes_headers(tmp_path: Path) -> None:
