@@ -147,22 +147,27 @@ def _facts(pod: Pod, old: Pod | None) -> Facts:
 
 
 def _share(sharing: Sharing, pod: Pod) -> Pod:
-    intern = sharing.values.intern
-    status = pod.status
     return msgspec.structs.replace(
         pod,
         metadata=sharing.metadata(pod.metadata),
         spec=share_pod_spec(sharing, pod.spec),
-        status=intern(
-            msgspec.structs.replace(
-                status,
-                phase=intern(status.phase),
-                reason=intern(status.reason),
-                conditions=sharing.conditions(status.conditions),
-                container_statuses=share_statuses(sharing, status.container_statuses),
-                init_container_statuses=share_statuses(sharing, status.init_container_statuses),
-            )
-        ),
+        # A status seen before, the common case (most changes are not the status's),
+        # is shared whole: its parts are shared already.
+        status=sharing.values.lookup(pod.status) or _share_status(sharing, pod.status),
+    )
+
+
+def _share_status(sharing: Sharing, status: PodStatus) -> PodStatus:
+    intern = sharing.values.intern
+    return intern(
+        msgspec.structs.replace(
+            status,
+            phase=intern(status.phase),
+            reason=intern(status.reason),
+            conditions=sharing.conditions(status.conditions),
+            container_statuses=share_statuses(sharing, status.container_statuses),
+            init_container_statuses=share_statuses(sharing, status.init_container_statuses),
+        )
     )
 
 
