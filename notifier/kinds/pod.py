@@ -158,8 +158,9 @@ def _share(sharing: Sharing, pod: Pod) -> Pod:
 
 
 def _share_status(sharing: Sharing, status: PodStatus) -> PodStatus:
+    """A status the table does not hold, its parts shared, then held (``lookup`` missed)."""
     intern = sharing.values.intern
-    return intern(
+    return sharing.values.add(
         msgspec.structs.replace(
             status,
             phase=intern(status.phase),
