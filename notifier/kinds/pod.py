@@ -151,8 +151,8 @@ def _share(sharing: Sharing, pod: Pod) -> Pod:
         pod,
         metadata=sharing.metadata(pod.metadata),
         spec=share_pod_spec(sharing, pod.spec),
-        # A status seen before, the common case (most changes are not the status's),
-        # is shared whole: its parts are shared already.
+        # A status the table holds (unchanged by this change, or another Pod's) is
+        # shared whole by one lookup: its parts are shared already.
         status=sharing.values.lookup(pod.status) or _share_status(sharing, pod.status),
     )
 
