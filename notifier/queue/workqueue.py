@@ -59,25 +59,14 @@ class WorkQueue(Generic[T]):
 
     def add_all(self, keys: list[T]) -> None:
         """``add`` each key, under one lock, waking at most one idle getter per key queued
-        (a list's thousands of keys cost one lock and a few wake-ups, not one each).
-
-        ``_add_locked`` for each key, written out: an informer calls this on each watch
-        event, and the keys of one call share the time they were added at."""
-        if not keys:  # every key was pending already: nothing to add
+        (a list's thousands of keys cost one lock and a few wake-ups, not one each)."""
+        if not keys:  # an informer's event whose key was pending already
             return
         with self._lock:
-            if self._shutting_down:
-                return
-            dirty, processing, queue = self._dirty, self._processing, self._queue
-            before, added_at, added = len(queue), self._clock(), 0
+            before = len(self._queue)
             for key in keys:
-                if key not in dirty:
-                    dirty[key] = added_at
-                    added += 1
-                    if key not in processing:
-                        queue.append(key)
-            self._counts.adds += added
-            woken = min(len(queue) - before, self._idle_getters)
+                self._add_locked(key, wake=False)
+            woken = min(len(self._queue) - before, self._idle_getters)
             if woken:
                 self._item_ready.notify(woken)
 
