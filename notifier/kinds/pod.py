@@ -147,22 +147,28 @@ def _facts(pod: Pod, old: Pod | None) -> Facts:
 
 
 def _share(sharing: Sharing, pod: Pod) -> Pod:
-    intern = sharing.values.intern
-    status = pod.status
     return msgspec.structs.replace(
         pod,
         metadata=sharing.metadata(pod.metadata),
         spec=share_pod_spec(sharing, pod.spec),
-        status=intern(
-            msgspec.structs.replace(
-                status,
-                phase=intern(status.phase),
-                reason=intern(status.reason),
-                conditions=sharing.conditions(status.conditions),
-                container_statuses=share_statuses(sharing, status.container_statuses),
-                init_container_statuses=share_statuses(sharing, status.init_container_statuses),
-            )
-        ),
+        # A status the table holds (unchanged by this change, or another Pod's) is
+        # shared whole by one lookup: its parts are shared already.
+        status=sharing.values.lookup(pod.status) or _share_status(sharing, pod.status),
+    )
+
+
+def _share_status(sharing: Sharing, status: PodStatus) -> PodStatus:
+    """A status the table does not hold, its parts shared, then held (``lookup`` missed)."""
+    intern = sharing.values.intern
+    return sharing.values.add(
+        msgspec.structs.replace(
+            status,
+            phase=intern(status.phase),
+            reason=intern(status.reason),
+            conditions=sharing.conditions(status.conditions),
+            container_statuses=share_statuses(sharing, status.container_statuses),
+            init_container_statuses=share_statuses(sharing, status.init_container_statuses),
+        )
     )
 
 

@@ -135,6 +135,14 @@ class InternTable:
             found = self.remember(value if found is None else found)
         return found  # type: ignore[no-any-return]
 
+    def add(self, value: _Value) -> _Value:
+        """``intern`` of a value that ``lookup`` just did not find: stored without a
+        second look (two more hashes of a structured value)."""
+        if size_of(value) > self.max_item_bytes:
+            return value
+        shared: _Value = self.remember(value)
+        return shared
+
     def lookup(self, key: Hashable) -> Any:
         """The shared instance remembered under ``key``, or None (a miss stores nothing)."""
         found = self._young.get(key)

@@ -60,6 +60,8 @@ class WorkQueue(Generic[T]):
     def add_all(self, keys: list[T]) -> None:
         """``add`` each key, under one lock, waking at most one idle getter per key queued
         (a list's thousands of keys cost one lock and a few wake-ups, not one each)."""
+        if not keys:  # an informer's event whose key was pending already
+            return
         with self._lock:
             before = len(self._queue)
             for key in keys:

@@ -76,18 +76,17 @@ class InformerStore:
 
     def upsert(self, obj: KubeObject) -> None:
         obj = trim(obj)
-        kind, key = self.kind, key_of(obj)
-        old = self._store.upsert(obj)
+        key = key_of(obj)
+        old = self._store.put(key, obj)
         if old is None:
-            deltas = [Delta(kind, key, DeltaType.ADDED, obj, Origin.LIVE)]
-        elif old.metadata.uid != obj.metadata.uid:
-            deltas = [
-                Delta(kind, key, DeltaType.DELETED, old, Origin.LIVE, True),
-                Delta(kind, key, DeltaType.ADDED, obj, Origin.LIVE),
-            ]
-        else:
-            deltas = [Delta(kind, key, DeltaType.UPDATED, obj, Origin.LIVE)]
-        self._handler.handle(deltas)
+            delta = Delta(self.kind, key, DeltaType.ADDED, obj, Origin.LIVE)
+        elif old.metadata.uid == obj.metadata.uid:
+            delta = Delta(self.kind, key, DeltaType.UPDATED, obj, Origin.LIVE)
+        else:  # deleted and created again under the same name
+            gone = Delta(self.kind, key, DeltaType.DELETED, old, Origin.LIVE, True)
+            self._handler.handle([gone, Delta(self.kind, key, DeltaType.ADDED, obj, Origin.LIVE)])
+            return
+        self._handler.handle([delta])
 
     def delete(self, obj: KubeObject) -> None:
         obj = trim(obj)

@@ -19,12 +19,11 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
 import urllib3.exceptions
-from prometheus_client import Counter
 
 from notifier.objects import KubeObject
 from notifier.source import metrics
@@ -117,7 +116,7 @@ class Reflector(Generic[T]):
             clock=clock,
         )
         self.resource_version = ""
-        self._event_counters: dict[str, Counter] = {}
+        self._event_counts: dict[str, Callable[[], None]] = {}  # each type's Counter.inc
         self.synced = threading.Event()
         self.last_activity = clock()
         self.failures_in_a_row = 0  # reset by a watch that delivers or stays open
@@ -235,66 +234,71 @@ class Reflector(Generic[T]):
             allowWatchBookmarks="true",
             timeoutSeconds=str(random.randint(low, high)),
         )
-        opened, lines_seen = self._clock(), 0
+        opened = self._clock()
         try:
             lines = self._client.stream_lines(
                 self.list_watch.path, query, self._settings.inactivity_timeout, on_open=self._opened
             )
-            for line in lines:
-                self._touch()
-                lines_seen += 1
-                self.failures_in_a_row = 0
-                self._apply(self._decode(line))
-                if stop.is_set():
-                    return
+            lines_seen, stopped = self._follow(lines, stop)
         except ApiError as err:
             if err.status == GONE:
                 raise GoneError from err
             raise
         finally:
             self._watch_opened_at = None
+        if stopped:
+            return
         if not lines_seen and self._clock() - opened < QUICK_SECONDS and not stop.is_set():
             raise ShortWatchError("the watch closed at once with nothing in it")
         self.failures_in_a_row = 0  # it stayed open a while: a watch like any other
         self._restarted("closed")
 
+    def _follow(self, lines: Iterable[bytes], stop: threading.Event) -> tuple[int, bool]:
+        """Apply each line of the watch as it comes, until it ends or we stop: how many
+        came, and whether we stopped."""
+        clock, decode = self._clock, self.list_watch.decoders.decode_event
+        seen = 0
+        for line in lines:
+            self.last_activity = clock()  # the watch is alive: an event or a bookmark came
+            seen += 1
+            self.failures_in_a_row = 0
+            event = decode(line)
+            if isinstance(event, WatchEvent):
+                self._apply(event)
+            else:
+                self._not_an_object(event)
+            if stop.is_set():
+                return seen, True
+        return seen, False
+
     def _count_event(self, event_type: str) -> None:
         # Resolving a labelled child costs more than the increment: keep them.
-        counter = self._event_counters.get(event_type)
-        if counter is None:
-            counter = self._event_counters[event_type] = metrics.WATCH_EVENTS.labels(
+        count = self._event_counts.get(event_type)
+        if count is None:
+            count = self._event_counts[event_type] = metrics.WATCH_EVENTS.labels(
                 self._kind, event_type
-            )
-        counter.inc()
+            ).inc
+        count()
 
     def _opened(self) -> None:
         self._watch_opened_at = self.last_activity = self._clock()
 
-    def _touch(self) -> None:
-        """The watch is alive: an event or bookmark arrived."""
-        self.last_activity = self._clock()
-
-    def _decode(self, line: bytes) -> WatchEvent[T] | None:
-        """The object event, or None for a bookmark (whose resourceVersion is taken here)."""
-        event = self.list_watch.decoders.decode_event(line)
+    def _not_an_object(self, event: Bookmark | Status) -> None:
+        """A bookmark (whose resourceVersion is taken here), or an ERROR event's Status."""
         if isinstance(event, Bookmark):
             self._count_event("BOOKMARK")
             self.resource_version = event.resource_version or self.resource_version
-            return None
-        if isinstance(event, Status):
-            self._count_event("ERROR")
-            if event.code == GONE:
-                raise GoneError(event.message)
-            raise ApiError(event.code, event.reason, event.message, None)
-        return event
-
-    def _apply(self, event: WatchEvent[T] | None) -> None:
-        if event is None:
             return
-        obj = event.object
-        self._count_event(event.type)
-        if event.type == "DELETED":
-            self._store.delete(obj)
-        elif event.type in ("ADDED", "MODIFIED"):
+        self._count_event("ERROR")
+        if event.code == GONE:
+            raise GoneError(event.message)
+        raise ApiError(event.code, event.reason, event.message, None)
+
+    def _apply(self, event: WatchEvent[T]) -> None:
+        obj, event_type = event.object, event.type
+        self._count_event(event_type)
+        if event_type in {"MODIFIED", "ADDED"}:
             self._store.upsert(obj)
+        elif event_type == "DELETED":
+            self._store.delete(obj)
         self.resource_version = obj.metadata.resource_version or self.resource_version

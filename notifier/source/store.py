@@ -28,7 +28,10 @@ class Store:
 
     def upsert(self, obj: KubeObject) -> KubeObject | None:
         """Store ``obj``; return what was there before."""
-        key = key_of(obj)
+        return self.put(key_of(obj), obj)
+
+    def put(self, key: ObjectKey, obj: KubeObject) -> KubeObject | None:
+        """Store ``obj`` under its ``key`` (``key_of(obj)``); return what was there before."""
         with self._lock:
             old = self._items.get(key)
             self._items[key] = obj

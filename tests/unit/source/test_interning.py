@@ -273,6 +273,26 @@ def test_a_status_that_differs_keeps_its_own_and_shares_the_rest() -> None:
     assert one.status.container_statuses[0].state is two.status.container_statuses[0].state
 
 
+def test_a_status_first_missed_is_held_with_its_parts_shared_and_found_next_time() -> None:
+    sharing = Sharing()
+    one = share(sharing, _pod("web-1"))
+    moved = _pod("web-2", ready="False")
+    two, three = share(sharing, moved), share(sharing, _pod("web-3", ready="False"))
+    assert two.status is three.status  # held on the miss, found whole on the next Pod
+    assert two.status.container_statuses is one.status.container_statuses
+
+
+def test_add_holds_a_value_without_looking_and_skips_large_ones() -> None:
+    table = InternTable(capacity=8, max_item_bytes=10)
+    held = table.add("".join(["x"] * 5))
+    again = "".join(["x"] * 5)
+    assert again is not held
+    assert table.intern(again) is held
+    large = "y" * 50
+    assert table.add(large) is large
+    assert table.lookup(large) is None
+
+
 def test_differing_parts_stay_different() -> None:
     sharing = Sharing()
     ready, unready = share(sharing, _pod("web-1")), share(sharing, _pod("web-2", ready="False"))
