@@ -1,16 +1,14 @@
 """List, then watch from the list's resourceVersion; relist only on 410 GoneError.
 
-One reflector serves every watch: what it lists and watches is a
-``ListWatch`` (a kind's collection, one ConfigMap by name, the namespaces),
-and what it keeps in step is a ``ReflectorStore`` (a kind's cache and its
-deltas, the rules, the silences, the namespaces' labels). It behaves as
-client-go's reflector: paginated list (``limit=500``), a watch
-with bookmarks and a random server-side timeout, a normal close re-watches
-from the last resourceVersion, 410 relists and diffs against the cache,
-other failures back off and retry the watch from the same resourceVersion.
-An inactivity watchdog (a socket read timeout) reopens a watch that went
-silent, because the Python client has no HTTP/2 pings to notice a
-half-open connection.
+One reflector serves every watch: what it lists and watches is a ``ListWatch`` (a
+kind's collection, one ConfigMap by name, the namespaces), and what it keeps in step
+is a ``ReflectorStore`` (a kind's cache and its deltas, the rules, the silences, the
+namespaces' labels). As client-go's reflector: a paginated list (``limit=500``), a
+watch with bookmarks and a random server-side timeout; a normal close re-watches from
+the last resourceVersion, 410 relists and diffs against the cache, other failures back
+off and retry from the same resourceVersion. A silent watch is reopened by an
+inactivity watchdog (a socket read timeout): without HTTP/2 pings nothing else
+notices a half-open connection.
 """
 
 from __future__ import annotations
@@ -254,10 +252,8 @@ class Reflector(Generic[T]):
         self._restarted("closed")
 
     def _follow(self, lines: Iterable[bytes], stop: threading.Event) -> tuple[int, bool]:
-        """Apply each line of the watch as it comes, until it ends or we stop: how many
-        came, and whether we stopped."""
-        clock, decode = self._clock, self.list_watch.decoders.decode_event
-        seen = 0
+        """Apply the watch's lines as they come until it ends or we stop: (lines, stopped)."""
+        clock, decode, seen = self._clock, self.list_watch.decoders.decode_event, 0
         for line in lines:
             self.last_activity = clock()  # the watch is alive: an event or a bookmark came
             seen += 1
