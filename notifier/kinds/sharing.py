@@ -129,17 +129,15 @@ class InternTable:
         """The shared instance equal to ``value`` (``value`` itself the first time)."""
         found = self._young.get(value)  # the hot path: one probe
         if found is None:
-            found = self._old.get(value)
-            if found is None and size_of(value) > self.max_item_bytes:
-                return value  # too large to be worth sharing, and it would fill the table
-            found = self.remember(value if found is None else found)
+            old = self._old.get(value)
+            return self.add(value) if old is None else self.remember(old)
         return found  # type: ignore[no-any-return]
 
     def add(self, value: _Value) -> _Value:
-        """``intern`` of a value that ``lookup`` just did not find: stored without a
-        second look (two more hashes of a structured value)."""
+        """``intern`` of a value the table does not hold (``lookup`` just missed): stored
+        without a second look (two more hashes of a structured value)."""
         if size_of(value) > self.max_item_bytes:
-            return value
+            return value  # too large to be worth sharing, and it would fill the table
         shared: _Value = self.remember(value)
         return shared
 
