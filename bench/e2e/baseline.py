@@ -125,23 +125,26 @@ class Notifier:
                 self.cache[key] = obj
         if event_type == "MODIFIED":
             for rule, summary in what_to_tell(kind, old, obj, phases=self.phases):
-                self.post(rule, kind, obj, summary)
+                meta = obj.metadata
+                about = {
+                    "kind": kind,
+                    "namespace": meta.namespace,
+                    "name": meta.name,
+                    "uid": meta.uid,
+                    "resource_version": meta.resource_version,
+                    "labels": meta.labels or {},
+                }
+                self.post(rule, about, summary)
 
-    def post(self, rule: str, kind: str, obj: Any, summary: str) -> None:
-        meta = obj.metadata
+    def post(self, rule: str, about: dict[str, Any], summary: str) -> None:
+        """POST one notification about the object ``about`` describes (kind, namespace, name,
+        uid, resource_version, labels), in the shape the bench's receiver reads."""
         payload = {
             "schema": "baseline/v1",
             "type": "transition",
             "rule": rule,
-            "summary": f"{kind} {meta.namespace}/{meta.name}: {summary}",
-            "object": {
-                "kind": kind,
-                "namespace": meta.namespace,
-                "name": meta.name,
-                "uid": meta.uid,
-                "resource_version": meta.resource_version,
-                "labels": meta.labels or {},
-            },
+            "summary": f"{about['kind']} {about['namespace']}/{about['name']}: {summary}",
+            "object": about,
             "event": "updated",
         }
         try:

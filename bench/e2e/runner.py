@@ -81,11 +81,16 @@ def control_plane_pids(plane: ControlPlane) -> list[int]:
 def subjects(
     work_dir: Path, kubeconfig: Path, webhook: str, found: kubewatch.Found, workload: Workload
 ) -> list[Subject]:
-    """kube-notifier, kubewatch (when there is a binary) and the baseline, in turn order."""
+    """kube-notifier, kubewatch (when there is a binary), the lean client and the baseline,
+    in turn order."""
     peers: list[Subject] = [workload.kube_notifier(work_dir, kubeconfig, webhook)]
     if found.binary is not None:
         peers.append(kubewatch.Kubewatch(work_dir, kubeconfig, webhook, found.binary))
-    return [*peers, workload.baseline(work_dir, kubeconfig, webhook)]
+    return [
+        *peers,
+        workload.lean(work_dir, kubeconfig, webhook),
+        workload.baseline(work_dir, kubeconfig, webhook),
+    ]
 
 
 def run(

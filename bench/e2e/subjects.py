@@ -217,6 +217,7 @@ class KubeNotifier(Subject):
 
 class Baseline(Subject):
     name = "baseline"
+    module = "bench.e2e.baseline"
 
     def __init__(
         self, work_dir: Path, kubeconfig: Path, webhook: str, *, phases: bool = False
@@ -229,7 +230,7 @@ class Baseline(Subject):
         return [
             sys.executable,
             "-m",
-            "bench.e2e.baseline",
+            self.module,
             "--kubeconfig",
             str(self.kubeconfig),
             "--webhook",
@@ -254,3 +255,11 @@ class Baseline(Subject):
 
     def is_ready(self) -> bool:
         return self._ready.is_set()
+
+
+class Lean(Baseline):
+    """The `kubernetes` client used well (``bench.e2e.lean``): the baseline without models,
+    ready the same way (its ``ready`` line)."""
+
+    name = "lean"
+    module = "bench.e2e.lean"

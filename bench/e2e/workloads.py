@@ -25,7 +25,7 @@ from bench.e2e import fleet, phases
 from bench.e2e.background import BackgroundPlan
 from bench.e2e.fleet import FleetSize, Write
 from bench.e2e.headline import window_text
-from bench.e2e.subjects import OUR_CONFIG, Baseline, KubeNotifier
+from bench.e2e.subjects import OUR_CONFIG, Baseline, KubeNotifier, Lean
 
 PHASE_CONFIG = """\
 # kube-notifier's config for the end-to-end bench's phase workload (bench/e2e/phases.py):
@@ -72,6 +72,9 @@ class Workload:
 
     def baseline(self, work_dir: Path, kubeconfig: Path, webhook: str) -> Baseline:
         return Baseline(work_dir, kubeconfig, webhook, phases=self.by_phase)
+
+    def lean(self, work_dir: Path, kubeconfig: Path, webhook: str) -> Lean:
+        return Lean(work_dir, kubeconfig, webhook, phases=self.by_phase)
 
 
 LARGE_OBJECTS = Workload(

@@ -76,8 +76,8 @@ class Recording(Notifier):
         super().__init__("http://127.0.0.1:9/unused")
         self.posted: list[tuple[str, str]] = []
 
-    def post(self, rule: str, kind: str, obj: Any, summary: str) -> None:
-        self.posted.append((rule, obj.metadata.labels["seq"]))
+    def post(self, rule: str, about: dict[str, Any], summary: str) -> None:
+        self.posted.append((rule, about["labels"]["seq"]))
 
 
 def test_the_handler_compares_with_the_cached_object_and_tells_only_modifications() -> None:

@@ -150,7 +150,7 @@ def test_its_environment_is_ours_not_the_callers(
     assert (tmp_path / "kubewatch" / ".kubewatch.yaml").read_text() == config_yaml("http://x/hook")
 
 
-def test_kubewatch_takes_its_turn_between_ours_and_the_baseline_only_when_found(
+def test_kubewatch_takes_its_turn_after_ours_before_the_python_peers_only_when_found(
     tmp_path: Path,
 ) -> None:
     args = (tmp_path, tmp_path / "kubeconfig", "http://x/hook")
@@ -158,8 +158,9 @@ def test_kubewatch_takes_its_turn_between_ours_and_the_baseline_only_when_found(
     workload = LARGE_OBJECTS
     assert [s.name for s in runner.subjects(*args, skipped, workload)] == [
         "kube-notifier",
+        "lean",
         "baseline",
     ]
     found = kubewatch.Found(Path("/opt/kubewatch"), about="given")
     names = [s.name for s in runner.subjects(*args, found, workload)]
-    assert names == ["kube-notifier", "kubewatch", "baseline"]
+    assert names == ["kube-notifier", "kubewatch", "lean", "baseline"]

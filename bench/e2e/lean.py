@@ -1,0 +1,202 @@
+"""The lean notifier: the `kubernetes` client used well, a floor for a Python notifier.
+
+What the tutorial-style baseline (``bench.e2e.baseline``) does, minus what
+costs it most: no models. Per kind it lists once (``_preload_content=False``,
+the body decoded with msgspec into plain dicts), prints ``ready <objects>``,
+then watches from the list's resourceVersion on its own thread, each line of
+the stream decoded the same way (bookmarks asked for, so a quiet kind's
+resourceVersion stays fresh). The last object per key is kept in a dict to
+compare with, and the handler decides what the bench's kube-notifier config
+tells and POSTs with urllib3 (``Notifier.post``), on the watch thread.
+
+It has what neither peer has here besides kube-notifier: nothing. No rules
+engine, no state file, no outbox, no retry, no metrics, no health endpoint.
+Its figures are the cost of the work itself in Python (list, watch, decode,
+compare, POST) with the libraries a user would pick: the floor that
+kube-notifier's own figures stand on, beside kubewatch's in Go.
+
+    python -m bench.e2e.lean --kubeconfig FILE --webhook URL [--phases]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+import urllib3
+from kubernetes import client, config
+from kubernetes.watch.watch import iter_resp_lines
+
+from bench.e2e.baseline import Notifier
+
+ListFunction = Callable[..., Any]
+Json = dict[str, Any]
+GONE = 410
+decode = msgspec.json.Decoder().decode
+
+
+def dig(obj: Json | None, *path: str) -> Any:
+    """``obj[path[0]][path[1]]...``, None where a step is missing."""
+    for step in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(step)
+    return obj
+
+
+def pod_problems(pod: Json) -> set[str]:
+    """Failed, CrashLoopBackOff and OOMKilled, as far as the Pod's status tells."""
+    found = {"Failed"} if dig(pod, "status", "phase") == "Failed" else set()
+    for container in dig(pod, "status", "containerStatuses") or []:
+        if dig(container, "state", "waiting", "reason") == "CrashLoopBackOff":
+            found.add("CrashLoopBackOff")
+        for state in ("state", "lastState"):
+            if dig(container, state, "terminated", "reason") == "OOMKilled":
+                found.add("OOMKilled")
+    return found
+
+
+def images(deployment: Json) -> list[str]:
+    containers = dig(deployment, "spec", "template", "spec", "containers") or []
+    return [str(c.get("image")) for c in containers]
+
+
+def label(obj: Json, name: str) -> str | None:
+    value = (dig(obj, "metadata", "labels") or {}).get(name)
+    return None if value is None else str(value)
+
+
+def what_to_tell(kind: str, old: Json | None, new: Json, *, phases: bool) -> list[tuple[str, str]]:
+    """(rule, summary) for an update, as ``baseline.what_to_tell`` decides it from models."""
+    if old is None:
+        return []
+    if kind == "Pod" and phases:
+        was, now = dig(old, "status", "phase"), dig(new, "status", "phase")
+        return (
+            [("bench-phase", f"phase {was} -> {now}")]
+            if label(new, "bench") == "1" and was != now
+            else []
+        )
+    if kind == "Pod":
+        news = []
+        if label(new, "bench") == "1" and label(new, "seq") != label(old, "seq"):
+            news.append(("bench-seq", f"seq {label(old, 'seq')} -> {label(new, 'seq')}"))
+        if reached := pod_problems(new) - pod_problems(old):
+            news.append(("pod-failures", ", ".join(sorted(reached))))
+        return news
+    if kind == "Deployment" and images(old) != images(new):
+        return [("image-changes", f"images now {', '.join(images(new))}")]
+    return []
+
+
+def about(kind: str, obj: Json) -> Json:
+    meta = obj.get("metadata") or {}
+    return {
+        "kind": kind,
+        "namespace": meta.get("namespace"),
+        "name": meta.get("name"),
+        "uid": meta.get("uid"),
+        "resource_version": meta.get("resourceVersion"),
+        "labels": meta.get("labels") or {},
+    }
+
+
+class LeanNotifier(Notifier):
+    def initial_list(self, kind: str, list_function: ListFunction) -> str:
+        """Cache every object of ``kind`` as decoded; the list's resourceVersion."""
+        response = list_function(_preload_content=False)
+        body = decode(response.data)
+        with self.lock:
+            for key in [k for k in self.cache if k[0] == kind]:
+                del self.cache[key]
+            for obj in body.get("items") or []:
+                self.cache[key_of(kind, obj)] = obj
+        return str(dig(body, "metadata", "resourceVersion"))
+
+    def handle(self, kind: str, event_type: str, obj: Any) -> None:
+        key = key_of(kind, obj)
+        with self.lock:
+            old = self.cache.get(key)
+            if event_type == "DELETED":
+                self.cache.pop(key, None)
+            else:
+                self.cache[key] = obj
+        if event_type == "MODIFIED":
+            for rule, summary in what_to_tell(kind, old, obj, phases=self.phases):
+                self.post(rule, about(kind, obj), summary)
+
+
+def key_of(kind: str, obj: Json) -> tuple[str, str, str]:
+    meta = obj.get("metadata") or {}
+    return kind, str(meta.get("namespace") or ""), str(meta.get("name"))
+
+
+def watch_once(notifier: LeanNotifier, kind: str, list_function: ListFunction, version: str) -> str:
+    """One watch request from ``version`` until the server ends it; the version to go on from
+    (a fresh list's after a 410)."""
+    response = list_function(
+        watch=True,
+        resource_version=version,
+        allow_watch_bookmarks=True,
+        timeout_seconds=300,
+        _preload_content=False,
+    )
+    try:
+        for line in iter_resp_lines(response):  # type: ignore[no-untyped-call]
+            event = decode(line)
+            obj = event.get("object") or {}
+            if event.get("type") == "ERROR":
+                if obj.get("code") == GONE:
+                    print(f"{kind}: 410 Gone, relisting", file=sys.stderr, flush=True)
+                    return notifier.initial_list(kind, list_function)
+                raise RuntimeError(f"{kind}: watch error {obj}")
+            version = str(dig(obj, "metadata", "resourceVersion") or version)
+            if event.get("type") != "BOOKMARK":
+                notifier.handle(kind, str(event.get("type")), obj)
+    finally:
+        response.release_conn()
+    return version
+
+
+def watch_forever(
+    notifier: LeanNotifier, kind: str, list_function: ListFunction, version: str
+) -> None:
+    while True:
+        try:
+            version = watch_once(notifier, kind, list_function, version)
+        except (urllib3.exceptions.HTTPError, msgspec.DecodeError) as err:
+            print(f"{kind}: watch broke ({err}), re-watching", file=sys.stderr, flush=True)
+            time.sleep(1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kubeconfig", required=True)
+    parser.add_argument("--webhook", required=True)
+    parser.add_argument("--phases", action="store_true", help="the phase workload's rules")
+    args = parser.parse_args(argv)
+    config.load_kube_config(config_file=args.kubeconfig)  # type: ignore[no-untyped-call]
+    core, apps = client.CoreV1Api(), client.AppsV1Api()
+    kinds: list[tuple[str, ListFunction]] = [
+        ("Pod", core.list_pod_for_all_namespaces),
+        ("Deployment", apps.list_deployment_for_all_namespaces),
+        ("Service", core.list_service_for_all_namespaces),
+    ]
+    notifier = LeanNotifier(args.webhook, phases=args.phases)
+    versions = {kind: notifier.initial_list(kind, list_function) for kind, list_function in kinds}
+    print(f"ready {len(notifier.cache)}", flush=True)
+    for kind, list_function in kinds:
+        threading.Thread(
+            target=watch_forever, args=(notifier, kind, list_function, versions[kind]), daemon=True
+        ).start()
+    sys.stdin.read()  # the bench closes stdin (or sends SIGTERM) to stop it
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
