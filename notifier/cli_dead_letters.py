@@ -4,12 +4,11 @@ Both read the state file the service uses, and may run beside it (for
 example ``kubectl exec deploy/kube-notifier -- kube-notifier dead-letters
 list``): the file is opened without migrating or moving it.
 
-``replay`` sends each chosen dead letter once through its sink, built from
-the config as the service builds it, oldest first, under its original
-idempotency key. A letter that is sent is removed; one that fails stays.
-Retries are not ours to do here: after a retryable failure (the receiver
-still down, a 429) the rest of that sink's letters are left for a later
-run, and the exit code says something was left (1).
+``replay`` sends each chosen dead letter once through its sink
+(``delivery/replay.py``, which the page uses too): oldest first, under its
+original idempotency key; a letter that is sent is removed, one that fails
+stays, and after a retryable failure the rest of that sink's letters are
+left for a later run. The exit code says something was left (1).
 """
 
 from __future__ import annotations
@@ -17,25 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-import msgspec
-
 from notifier.config import ConfigError, read_config
 from notifier.config.model import Config
+from notifier.delivery.replay import Replay
 from notifier.exits import Exit
-from notifier.notifications import Notification
-from notifier.sinks.base import SendError, Sink
-from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError
-from notifier.sinks.thread_roots import MemoryThreads
 from notifier.state.dead_letters import DeadLetter, DeadLetterFile, DeadLetterFileError
-
-_decoder = msgspec.json.Decoder(Notification)
 
 
 def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -54,7 +45,7 @@ def run_list(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
     def resend(config: Config | None, store: DeadLetterFile, letters: list[DeadLetter]) -> int:
         assert config is not None  # replay builds the sinks from it
-        replay = _Replay(config, store, out or sys.stdout, dry_run=args.dry_run)
+        replay = Replay(config, store, out or sys.stdout, dry_run=args.dry_run)
         try:
             replay.send_all(letters)
         except SinkBuildError as err:
@@ -63,23 +54,6 @@ def run_replay(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return replay.summary()
 
     return _with_chosen(args, resend, need_config=True)
-
-
-def replay_letters(
-    config: Config, path: Path, out: TextIO, *, sink: str | None, limit: int
-) -> tuple[int, int]:
-    """``dead-letters replay`` from inside the service (the page): (sent, left).
-
-    Raises ``DeadLetterFileError`` or ``SinkBuildError``; says what it did on ``out``.
-    """
-    store = DeadLetterFile(path)
-    try:
-        replay = _Replay(config, store, out, dry_run=False)
-        replay.send_all(store.select(sink=sink, limit=limit))
-        replay.summary()
-        return replay.sent, replay.left
-    finally:
-        store.close()
 
 
 def _with_chosen(
@@ -103,84 +77,6 @@ def _with_chosen(
         store.close()
 
 
-class _Replay:
-    def __init__(self, config: Config, store: DeadLetterFile, out: TextIO, *, dry_run: bool):
-        self._configs = {sink.name: sink for sink in config.sinks}
-        self._store = store
-        self._out = out
-        self._dry_run = dry_run
-        self._sinks: dict[str, Sink] = {}
-        self._given_up: dict[str, str] = {}  # sink -> why the rest of its letters wait
-        self._last_send: dict[str, float] = {}  # pacing group -> monotonic time
-        self.sent = self.left = 0
-
-    def send_all(self, letters: Iterable[DeadLetter]) -> None:
-        try:
-            for letter in letters:
-                self._send(letter)
-        finally:
-            for sink in self._sinks.values():
-                sink.close()
-
-    def summary(self) -> int:
-        verb = "would send" if self._dry_run else "sent"
-        print(f"{verb} {self.sent}, left {self.left}", file=self._out)
-        return 1 if self.left else 0
-
-    def _send(self, letter: DeadLetter) -> None:
-        why = self._cannot_send(letter)
-        note = None if why else _decoded(letter)
-        if note is None:
-            self._keep(letter, why or "its stored notification cannot be decoded")
-            return
-        if self._dry_run:
-            self.sent += 1
-            print(
-                f"#{letter.id} would send to {letter.sink}: {note.message.text[:80]}",
-                file=self._out,
-            )
-            return
-        self._wait_for_turn(letter.sink)
-        try:
-            self._sink(letter.sink).send(note)
-        except SendError as err:
-            if err.retryable:
-                self._given_up[letter.sink] = f"{letter.sink} answered {err.reason} to #{letter.id}"
-            self._keep(letter, f"{err.reason}: {err}")
-            return
-        except Exception as err:  # a bug in the sink: say so, keep the letter, go on
-            self._keep(letter, f"the sink failed unexpectedly: {type(err).__name__}: {err}")
-            return
-        self._store.remove(letter)
-        self.sent += 1
-        print(f"#{letter.id} sent to {letter.sink}", file=self._out)
-
-    def _cannot_send(self, letter: DeadLetter) -> str:
-        config = self._configs.get(letter.sink)
-        if config is None:
-            return f"no sink {letter.sink!r} in the config"
-        if not config.enabled:
-            return f"sink {letter.sink!r} is disabled in the config"
-        return self._given_up.get(letter.sink, "")
-
-    def _keep(self, letter: DeadLetter, why: str) -> None:
-        self.left += 1
-        print(f"#{letter.id} kept: {why}", file=self._out)
-
-    def _sink(self, name: str) -> Sink:
-        if name not in self._sinks:
-            self._sinks[name] = build_sink(self._configs[name], threads=MemoryThreads())
-        return self._sinks[name]
-
-    def _wait_for_turn(self, name: str) -> None:
-        config = self._configs[name]
-        group, interval = config.pacing_group, config.delivery.min_interval_seconds
-        wait = self._last_send.get(group, -interval) + interval - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        self._last_send[group] = time.monotonic()
-
-
 def _open(
     args: argparse.Namespace, *, need_config: bool
 ) -> tuple[Config | None, DeadLetterFile] | Exit:
@@ -197,13 +93,6 @@ def _open(
     except DeadLetterFileError as err:
         print(f"kube-notifier: {err}", file=sys.stderr)
         return Exit.STATE
-
-
-def _decoded(letter: DeadLetter) -> Notification | None:
-    try:
-        return _decoder.decode(letter.body)
-    except msgspec.DecodeError:
-        return None
 
 
 def _as_dict(letter: DeadLetter) -> dict[str, object]:

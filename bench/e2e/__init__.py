@@ -1,5 +1,5 @@
-"""End-to-end benchmark: kube-notifier against kubewatch and a tutorial-style baseline, on a real
-control plane.
+"""End-to-end benchmark: kube-notifier against kubewatch, the `kubernetes` client used well (the
+lean notifier) and a tutorial-style baseline, on a real control plane.
 
 A churn generator patches Pods at controlled rates (with Pods failing
 through kwok and Deployments rolling in the background); each subject runs
@@ -27,7 +27,7 @@ that their informer synced.
 Modules: ``api`` (raw HTTPS writes), ``fleet`` (the cached objects),
 ``churn`` / ``background`` (the changes), ``receiver`` (the webhook end),
 ``watchfloor`` (a bare watcher: the control plane's part of the latency),
-``scoring`` (pure), ``subjects`` / ``baseline`` / ``kubewatch``,
+``scoring`` (pure), ``subjects`` / ``baseline`` / ``lean`` / ``kubewatch``,
 ``procstat`` / ``cpu`` (who used the CPU), ``trials`` / ``measuring`` (one
 trial; the subjects taking turns), ``starts`` (a start's CPU and what it
 told), ``settings``, ``headline`` / ``report`` / ``targets``,

@@ -6,7 +6,7 @@ matchers hold, between ``starts_at`` and ``ends_at``. Matchers are
 the rules' name patterns (``web-*``, ``~^ci-[0-9]+$``, ``!kube-*``);
 ``kind`` is exact; ``label:<key>`` is the object's label, exact. The list
 lives in a ConfigMap every replica watches (``service/silences.py``) and the
-CLI edits (``cli_silences.py``); this module is pure.
+CLI and the page edit (``service/silence_map.py``); this module is pure.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Reads come from memory the service keeps anyway (the firing board, what
 the rules engine holds back, the decision ring, the silences in force, the
 sinks' queues and their last failed attempts) or one bounded query (dead
 letters). Writes exist only with ``--page-writes``: a silence goes through
-``cli_silences.edit_silences`` to the ConfigMap the CLI writes, a replay
-through ``cli_dead_letters``'s.
+``service/silence_map.py`` to the ConfigMap the CLI writes, the same way, and a
+replay through ``delivery/replay.py``, as ``dead-letters replay`` does.
 """
 
 from __future__ import annotations
@@ -34,12 +34,12 @@ from notifier.api.page.views import (
     Writes,
 )
 from notifier.api.waiting import WaitingList
-from notifier.cli_dead_letters import replay_letters
-from notifier.cli_silences import Edit, edit_silences, expiring, new_silence
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.delivery.replay import replay_letters
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
+from notifier.service.silence_map import Edit, edit_silences, expiring, new_silence
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.access import failure
 from notifier.source.client import ApiError, RawClient
