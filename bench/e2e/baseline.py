@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import urllib3
 from kubernetes import client, config, watch
@@ -186,8 +186,17 @@ def watch_forever(notifier: Notifier, kind: str, list_function: ListFunction, ve
             time.sleep(1)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+N = TypeVar("N", bound="Notifier")
+Follow = Callable[[N, str, ListFunction, str], None]
+
+
+def serve(
+    argv: list[str] | None, about: str | None, notifier_type: type[N], follow: Follow[N]
+) -> int:
+    """The flags, the kubeconfig, the three kinds listed (then ``ready``), and ``follow``
+    watching each on its own thread until stdin closes: the baseline's ``main``, and the
+    lean notifier's with its own notifier and watch loop."""
+    parser = argparse.ArgumentParser(description=(about or "").splitlines()[0])
     parser.add_argument("--kubeconfig", required=True)
     parser.add_argument("--webhook", required=True)
     parser.add_argument("--phases", action="store_true", help="the phase workload's rules")
@@ -199,19 +208,19 @@ def main(argv: list[str] | None = None) -> int:
         ("Deployment", apps.list_deployment_for_all_namespaces),
         ("Service", core.list_service_for_all_namespaces),
     ]
-    notifier = Notifier(args.webhook, phases=args.phases)
+    notifier = notifier_type(args.webhook, phases=args.phases)
     versions = {kind: notifier.initial_list(kind, list_function) for kind, list_function in kinds}
     print(f"ready {len(notifier.cache)}", flush=True)
-    threads = [
+    for kind, list_function in kinds:
         threading.Thread(
-            target=watch_forever, args=(notifier, kind, fn, versions[kind]), daemon=True
-        )
-        for kind, fn in kinds
-    ]
-    for thread in threads:
-        thread.start()
+            target=follow, args=(notifier, kind, list_function, versions[kind]), daemon=True
+        ).start()
     sys.stdin.read()  # the bench closes stdin (or sends SIGTERM) to stop it
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return serve(argv, __doc__, Notifier, watch_forever)
 
 
 if __name__ == "__main__":

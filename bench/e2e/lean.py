@@ -20,19 +20,16 @@ kube-notifier's own figures stand on, beside kubewatch's in Go.
 
 from __future__ import annotations
 
-import argparse
 import sys
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import urllib3
-from kubernetes import client, config
 from kubernetes.watch.watch import iter_resp_lines
 
-from bench.e2e.baseline import Notifier
+from bench.e2e.baseline import Notifier, serve
 
 ListFunction = Callable[..., Any]
 Json = dict[str, Any]
@@ -175,27 +172,7 @@ def watch_forever(
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kubeconfig", required=True)
-    parser.add_argument("--webhook", required=True)
-    parser.add_argument("--phases", action="store_true", help="the phase workload's rules")
-    args = parser.parse_args(argv)
-    config.load_kube_config(config_file=args.kubeconfig)  # type: ignore[no-untyped-call]
-    core, apps = client.CoreV1Api(), client.AppsV1Api()
-    kinds: list[tuple[str, ListFunction]] = [
-        ("Pod", core.list_pod_for_all_namespaces),
-        ("Deployment", apps.list_deployment_for_all_namespaces),
-        ("Service", core.list_service_for_all_namespaces),
-    ]
-    notifier = LeanNotifier(args.webhook, phases=args.phases)
-    versions = {kind: notifier.initial_list(kind, list_function) for kind, list_function in kinds}
-    print(f"ready {len(notifier.cache)}", flush=True)
-    for kind, list_function in kinds:
-        threading.Thread(
-            target=watch_forever, args=(notifier, kind, list_function, versions[kind]), daemon=True
-        ).start()
-    sys.stdin.read()  # the bench closes stdin (or sends SIGTERM) to stop it
-    return 0
+    return serve(argv, __doc__, LeanNotifier, watch_forever)
 
 
 if __name__ == "__main__":
