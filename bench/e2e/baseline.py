@@ -108,15 +108,18 @@ class Notifier:
     def initial_list(self, kind: str, list_function: ListFunction) -> str:
         """Cache every object of ``kind``; the list's resourceVersion, to watch from."""
         result = list_function()
+        self.replace(kind, result.items)
+        return str(result.metadata.resource_version)
+
+    def replace(self, kind: str, items: list[Any]) -> None:
         with self.lock:
             for key in [k for k in self.cache if k[0] == kind]:
                 del self.cache[key]
-            for obj in result.items:
-                self.cache[(kind, obj.metadata.namespace or "", obj.metadata.name)] = obj
-        return str(result.metadata.resource_version)
+            for obj in items:
+                self.cache[self.key_of(kind, obj)] = obj
 
     def handle(self, kind: str, event_type: str, obj: Any) -> None:
-        key = (kind, obj.metadata.namespace or "", obj.metadata.name)
+        key = self.key_of(kind, obj)
         with self.lock:
             old = self.cache.get(key)
             if event_type == "DELETED":
@@ -124,17 +127,29 @@ class Notifier:
             else:
                 self.cache[key] = obj
         if event_type == "MODIFIED":
-            for rule, summary in what_to_tell(kind, old, obj, phases=self.phases):
-                meta = obj.metadata
-                about = {
-                    "kind": kind,
-                    "namespace": meta.namespace,
-                    "name": meta.name,
-                    "uid": meta.uid,
-                    "resource_version": meta.resource_version,
-                    "labels": meta.labels or {},
-                }
-                self.post(rule, about, summary)
+            for rule, summary in self.news(kind, old, obj):
+                self.post(rule, self.about(kind, obj), summary)
+
+    # What the lean notifier reads from dicts instead of models:
+
+    def key_of(self, kind: str, obj: Any) -> Key:
+        return kind, obj.metadata.namespace or "", obj.metadata.name
+
+    def news(self, kind: str, old: Any, new: Any) -> list[tuple[str, str]]:
+        return what_to_tell(kind, old, new, phases=self.phases)
+
+    def about(self, kind: str, obj: Any) -> dict[str, Any]:
+        """The object as the payload names it (kind, namespace, name, uid, resource_version,
+        labels)."""
+        meta = obj.metadata
+        return {
+            "kind": kind,
+            "namespace": meta.namespace,
+            "name": meta.name,
+            "uid": meta.uid,
+            "resource_version": meta.resource_version,
+            "labels": meta.labels or {},
+        }
 
     def post(self, rule: str, about: dict[str, Any], summary: str) -> None:
         """POST one notification about the object ``about`` describes (kind, namespace, name,

@@ -91,46 +91,30 @@ def what_to_tell(kind: str, old: Json | None, new: Json, *, phases: bool) -> lis
     return []
 
 
-def about(kind: str, obj: Json) -> Json:
-    meta = obj.get("metadata") or {}
-    return {
-        "kind": kind,
-        "namespace": meta.get("namespace"),
-        "name": meta.get("name"),
-        "uid": meta.get("uid"),
-        "resource_version": meta.get("resourceVersion"),
-        "labels": meta.get("labels") or {},
-    }
-
-
 class LeanNotifier(Notifier):
     def initial_list(self, kind: str, list_function: ListFunction) -> str:
         """Cache every object of ``kind`` as decoded; the list's resourceVersion."""
-        response = list_function(_preload_content=False)
-        body = decode(response.data)
-        with self.lock:
-            for key in [k for k in self.cache if k[0] == kind]:
-                del self.cache[key]
-            for obj in body.get("items") or []:
-                self.cache[key_of(kind, obj)] = obj
+        body = decode(list_function(_preload_content=False).data)
+        self.replace(kind, body.get("items") or [])
         return str(dig(body, "metadata", "resourceVersion"))
 
-    def handle(self, kind: str, event_type: str, obj: Any) -> None:
-        key = key_of(kind, obj)
-        with self.lock:
-            old = self.cache.get(key)
-            if event_type == "DELETED":
-                self.cache.pop(key, None)
-            else:
-                self.cache[key] = obj
-        if event_type == "MODIFIED":
-            for rule, summary in what_to_tell(kind, old, obj, phases=self.phases):
-                self.post(rule, about(kind, obj), summary)
+    def key_of(self, kind: str, obj: Json) -> tuple[str, str, str]:
+        meta = obj.get("metadata") or {}
+        return kind, str(meta.get("namespace") or ""), str(meta.get("name"))
 
+    def news(self, kind: str, old: Json | None, new: Json) -> list[tuple[str, str]]:
+        return what_to_tell(kind, old, new, phases=self.phases)
 
-def key_of(kind: str, obj: Json) -> tuple[str, str, str]:
-    meta = obj.get("metadata") or {}
-    return kind, str(meta.get("namespace") or ""), str(meta.get("name"))
+    def about(self, kind: str, obj: Json) -> Json:
+        meta = obj.get("metadata") or {}
+        return {
+            "kind": kind,
+            "namespace": meta.get("namespace"),
+            "name": meta.get("name"),
+            "uid": meta.get("uid"),
+            "resource_version": meta.get("resourceVersion"),
+            "labels": meta.get("labels") or {},
+        }
 
 
 def watch_once(notifier: LeanNotifier, kind: str, list_function: ListFunction, version: str) -> str:
