@@ -37,6 +37,10 @@ from notifier.state.schema import IncompatibleSchemaError, migrate
 
 log = logging.getLogger(__name__)
 
+# A burst (a first start's saved states: 10,000 rows) grows the WAL file to 15 MiB, and
+# SQLite reuses a WAL file without shrinking it: at the next reset after a checkpoint it is
+# cut back to this.
+WAL_LIMIT_BYTES = 4 * 1024 * 1024
 _PATH_PROBLEMS = ("unable to open", "readonly", "read-only", "disk i/o", "permission")
 
 
@@ -118,6 +122,7 @@ def _connect(path: Path, lock_timeout: float) -> tuple[sqlite3.Connection, sqlit
     try:
         writer.execute("PRAGMA journal_mode=WAL")
         writer.execute("PRAGMA synchronous=NORMAL")
+        writer.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_BYTES}")
         _check_integrity(writer)
         migrate(writer)
         reader = _connection(path, lock_timeout)

@@ -10,6 +10,7 @@ from prometheus_client import REGISTRY
 
 from notifier.objects import Kind, ObjectKey
 from notifier.state import StateUnavailableError
+from notifier.state.database import WAL_LIMIT_BYTES, open_database
 from notifier.state.schema import SCHEMA_VERSION
 from tests.unit.sinks.factories import notification
 from tests.unit.state.helpers import open_store
@@ -152,3 +153,21 @@ def test_a_state_file_deleted_while_in_use_fails_health(tmp_path: Path) -> None:
     path.unlink()
     assert not store.healthy
     store.close()
+
+
+def test_a_wal_a_burst_grew_is_cut_back_once_checkpointed(tmp_path: Path) -> None:
+    path = tmp_path / "state.db"
+    connections = open_database(path)
+    writer = connections.writer
+    writer.execute("CREATE TABLE burst (body BLOB)")
+    writer.execute("BEGIN")
+    writer.executemany("INSERT INTO burst VALUES (?)", [(os.urandom(1500),) for _ in range(8000)])
+    writer.execute("COMMIT")
+    wal = Path(f"{path}-wal")
+    assert wal.stat().st_size > 2 * WAL_LIMIT_BYTES  # the burst, in the WAL
+    writer.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    writer.execute("INSERT INTO burst VALUES (x'00')")  # the next write resets the WAL
+    assert wal.stat().st_size <= WAL_LIMIT_BYTES
+    for connection in (connections.writer, connections.reader):
+        connection.close()
+    os.close(connections.lock)
