@@ -253,7 +253,7 @@ class Service:
         threading.Thread(
             target=after_sync, args=(list(self.informers),), name="after-sync", daemon=True
         ).start()
-        self.signals.stop.wait()
+        self.signals.wait()
         return self._shutdown()
 
     def _commit(self, timeout: float) -> None:
