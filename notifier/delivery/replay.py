@@ -46,6 +46,9 @@ def replay_letters(
 
 
 class Replay:
+    """Sends letters one by one (``send_all``), counting what was ``sent`` and ``left``;
+    ``dry_run`` only says what it would send."""
+
     def __init__(self, config: Config, store: DeadLetterFile, out: TextIO, *, dry_run: bool):
         self._configs = {sink.name: sink for sink in config.sinks}
         self._store = store
@@ -71,7 +74,7 @@ class Replay:
 
     def _send(self, letter: DeadLetter) -> None:
         why = self._cannot_send(letter)
-        note = None if why else decoded(letter)
+        note = None if why else _decoded(letter)
         if note is None:
             self._keep(letter, why or "its stored notification cannot be decoded")
             return
@@ -123,7 +126,7 @@ class Replay:
         self._last_send[group] = time.monotonic()
 
 
-def decoded(letter: DeadLetter) -> Notification | None:
+def _decoded(letter: DeadLetter) -> Notification | None:
     try:
         return _decoder.decode(letter.body)
     except msgspec.DecodeError:
