@@ -15,16 +15,27 @@ import textwrap
 
 PROBE = textwrap.dedent("""
     import signal, threading, time
+    from pathlib import Path
     from notifier.service.signals import StopSignals
 
     signals = StopSignals()
     signals.install()
+    main = threading.get_native_id()
+    waiting = threading.Event()
+
+    def blocked(tid: int) -> bool:
+        stat = Path(f"/proc/self/task/{tid}/stat").read_text()
+        return stat[stat.rindex(")") + 2] == "S"
 
     def to_this_thread() -> None:
-        time.sleep(0.2)  # the main thread is waiting by then (and it must not matter)
+        waiting.wait(10)
+        deadline = time.monotonic() + 10
+        while not blocked(main) and time.monotonic() < deadline:  # in its wait, asleep
+            time.sleep(0.01)
         signal.pthread_kill(threading.get_ident(), signal.SIGTERM)
 
     threading.Thread(target=to_this_thread, daemon=True).start()
+    waiting.set()
     signals.wait()
     print("stopped", flush=True)
 """)
