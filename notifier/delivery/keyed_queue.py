@@ -13,7 +13,11 @@ The contract, close to client-go's workqueue but keeping every item:
 ``put`` never blocks or refuses: bounding the size is the caller's choice.
 Retry times are on the injected clock; ``take``'s timeout is in real
 seconds (it is how long a thread waits), so a fake clock that does not move
-makes no retry due but never stalls a ``take``.
+makes no retry due but never stalls a ``take``, and a retry waiting is looked
+at again every ``RETRY_LOOK_SECONDS`` in case it jumped. A waiting ``take`` returns
+for an envelope, a retry come due, ``close``, or, once ``drain`` was called,
+the queue emptied: its timeout is only a safety net, so idle senders do not
+poll.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from collections.abc import Callable
 
 from notifier.delivery.envelope import Envelope
 
+RETRY_LOOK_SECONDS = 0.2
+
 
 class KeyedQueue:
     def __init__(self, clock: Callable[[], float]) -> None:
@@ -38,6 +44,7 @@ class KeyedQueue:
         self._tiebreak = itertools.count()
         self._size = 0
         self._closed = False
+        self._draining = False  # ``drain``: a ``take`` returns None once the queue is empty
         self._cond = threading.Condition()
 
     def __len__(self) -> int:
@@ -55,13 +62,16 @@ class KeyedQueue:
             self._size += 1
 
     def take(self, timeout: float) -> Envelope | None:
-        """The head of the next ready key; None after ``timeout`` real seconds or once closed."""
+        """The head of the next ready key; None after ``timeout`` real seconds, once closed, or
+        once draining and empty."""
         give_up_at = time.monotonic() + timeout
         with self._cond:
             while not self._closed:
                 self._promote_due(self._clock())
                 if self._ready:
                     return self._lanes[self._ready.popleft()][0]
+                if self._draining and not self._size:
+                    return None
                 remaining = give_up_at - time.monotonic()
                 if remaining <= 0:
                     return None
@@ -79,6 +89,8 @@ class KeyedQueue:
                 self._cond.notify()
             else:
                 del self._lanes[envelope.key]
+                if self._draining and not self._size:
+                    self._cond.notify_all()  # the drain is over: every waiting ``take`` returns
 
     def retry_at(self, envelope: Envelope, when: float) -> None:
         """Keep the head; hand it out again no sooner than ``when``."""
@@ -91,6 +103,13 @@ class KeyedQueue:
         with self._cond:
             self._ready.appendleft(envelope.key)
             self._cond.notify()
+
+    def drain(self) -> None:
+        """From now on a ``take`` that finds the queue empty returns None at once (waiting
+        ones included): the senders are to finish what is queued and stop."""
+        with self._cond:
+            self._draining = True
+            self._cond.notify_all()
 
     def close(self) -> None:
         """Wake every ``take``; from now on it returns None."""
@@ -110,4 +129,9 @@ class KeyedQueue:
             self._ready.append(key)
 
     def _seconds_until_due(self) -> float:
-        return max(0.0, self._waiting[0][0] - self._clock()) if self._waiting else math.inf
+        """How long a ``take`` may wait for the next retry: until it is due, looking again at
+        least every ``RETRY_LOOK_SECONDS`` (the clock is injected and may jump); with no retry
+        waiting, as long as it likes."""
+        if not self._waiting:
+            return math.inf
+        return min(RETRY_LOOK_SECONDS, max(0.0, self._waiting[0][0] - self._clock()))

@@ -102,3 +102,31 @@ def test_take_wakes_up_for_a_put_and_close_releases_waiters() -> None:
     closer.join(2)
 
     assert [r.seq if r else None for r in results] == [1, None]
+
+
+def test_drain_ends_waiting_takes_once_the_queue_is_empty() -> None:
+    queue = KeyedQueue(FakeClock())
+    queue.put(envelope(1, "a"))
+    head = queue.take(0)
+    assert head is not None
+    results: list[Envelope | None] = []
+    waiter = threading.Thread(target=lambda: results.append(queue.take(60)))
+    waiter.start()
+
+    queue.drain()  # the head is still in flight: the waiter keeps waiting for it
+    waiter.join(0.2)
+    assert waiter.is_alive() and results == []
+    queue.done(head)  # the last one done: the drain is over
+    waiter.join(10)
+
+    assert not waiter.is_alive() and results == [None]
+    assert queue.take(60) is None  # returns at once from now on
+
+
+def test_drain_still_hands_out_what_is_queued() -> None:
+    queue = KeyedQueue(FakeClock())
+    queue.put(envelope(1, "a"))
+    queue.put(envelope(2, "b"))
+    queue.drain()
+
+    assert take_all_ready(queue) == [1, 2]

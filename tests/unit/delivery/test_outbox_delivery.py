@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from notifier.delivery import Delivery
+from notifier.delivery.runner import IDLE_WAIT_SECONDS
 from notifier.notifications import Notification
 from tests.support.webhook_server import HANG, WebhookServer
 from tests.unit.delivery.crashing_submitter import crash_key
@@ -156,3 +157,21 @@ def test_the_outbox_survives_sigkill(server: WebhookServer, tmp_path: Path) -> N
 def outbox_rows(db: Path) -> int:
     with sqlite3.connect(db) as conn:
         return int(conn.execute("SELECT count(*) FROM outbox").fetchone()[0])
+
+
+def test_an_idle_delivery_stops_without_waiting_out_its_senders_sleep(
+    server: WebhookServer, tmp_path: Path
+) -> None:
+    """Idle senders wait in the queue without polling; a stop wakes them at once."""
+    name = unique("hook")
+    delivery = Delivery([webhook_target(server.url, name, concurrency=4)], outbox=None)
+    delivery.start()
+    note = notification(key="pod/a", sink=name)
+    delivery.submit(note)
+    wait_delivered(server, [note])
+
+    began = time.monotonic()
+    drained = delivery.stop(began + 3 * IDLE_WAIT_SECONDS)
+
+    assert drained
+    assert time.monotonic() - began < IDLE_WAIT_SECONDS  # not a sender's whole wait
