@@ -211,7 +211,7 @@ def serve(
     """The flags, the kubeconfig, the three kinds listed (then ``ready``), and ``follow``
     watching each on its own thread until stdin closes: the baseline's ``main``, and the
     lean notifier's with its own notifier and watch loop."""
-    parser = argparse.ArgumentParser(description=(about or "").splitlines()[0])
+    parser = argparse.ArgumentParser(description=(about or "").split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--kubeconfig", required=True)
     parser.add_argument("--webhook", required=True)
     parser.add_argument("--phases", action="store_true", help="the phase workload's rules")
