@@ -256,10 +256,10 @@ class Service:
         self.signals.wait()
         return self._shutdown()
 
-    def _commit(self, timeout: float) -> None:
-        """Wait until the state writes submitted so far are committed (if there is state)."""
-        if self.state is not None:
-            self.state.flush(timeout)
+    def _commit(self, timeout: float) -> bool:
+        """Wait until the state writes submitted so far are committed (if there is state);
+        False if ``timeout`` passed first."""
+        return self.state is None or self.state.flush(timeout)
 
     def _shutdown(self) -> int:
         deadline = time.monotonic() + self.opts.shutdown_deadline

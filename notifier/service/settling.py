@@ -79,7 +79,7 @@ class Settling:
         *,
         intake: Intake,
         known: Known,
-        commit: Callable[[float], object],
+        commit: Callable[[float], bool],
         stop: threading.Event,
         settings: Settings | None = None,
         give_back: Callable[[], bool] = give_back_freed_memory,
@@ -125,12 +125,18 @@ class Settling:
         # From now on, a start with this file is not a first one for these scopes.
         self._known.mark_baseline(_scopes(informers))
         self._caught_up()  # what changed meanwhile is acted on: ``for:`` timers may fire
-        log.info("initial list acted on: what changes while the service is stopped is caught up")
+        # Said once the baseline and the saved states are committed: a SIGKILL after the line
+        # leaves a file whose next start catches up (before, the line came first, and a kill
+        # right after it could leave no baseline: the next start then kept everything quiet).
+        committed = self._commit(self._settings.writes_seconds)
+        log.info(
+            "initial list acted on: what changes while the service is stopped is caught up%s",
+            "" if committed else " (its state writes are not committed yet)",
+        )
         log.info(
             "informers synced: %s", ", ".join(f"{i.kind.value}={len(i.store)}" for i in informers)
         )
         # The start's peak is over once its writes are committed: give back what it freed.
-        self._commit(self._settings.writes_seconds)
         self._give_back_now("the initial list")
         return True
 

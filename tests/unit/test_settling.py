@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field
 
 from notifier.objects import Kind, KubeObject
 from notifier.origin import Origin
+from notifier.service import settling as settling_module
 from notifier.service.settling import Settings, Settling
 from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
@@ -17,6 +19,7 @@ from notifier.workers.known import Known
 from tests.unit.workers.test_intake import WEB, WEB_KEY, _delta, _pod, _queue
 
 DEADLINE = 10.0
+CAUGHT_UP = "what changes while the service is stopped is caught up"
 
 
 @dataclass
@@ -63,8 +66,9 @@ class _Recorder:
         self.events: list[str] = []
         self.changed = threading.Condition()
 
-    def commit(self, _timeout: float) -> None:
+    def commit(self, _timeout: float) -> bool:
         self._note("commit")
+        return True
 
     def resume_collection(self) -> None:
         self._note("GC resumed")
@@ -128,6 +132,37 @@ def _act_on(intake: Intake) -> None:
 def _relist(intake: Intake, settling: Settling, obj: KubeObject) -> None:
     intake.handle([_delta(DeltaType.UPDATED, obj, Origin.RELIST)])
     settling.relisted()
+
+
+class _SaidTo(logging.Handler):
+    """Notes the settling's log lines among the recorder's events."""
+
+    def __init__(self, recorder: _Recorder) -> None:
+        super().__init__(logging.INFO)
+        self._recorder = recorder
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._recorder._note(f"said: {record.getMessage()}")
+
+
+def test_the_initial_list_is_said_acted_on_once_its_writes_are_committed() -> None:
+    """Tests and benches kill the service once it says so: the baseline must be saved by
+    then, or its next start takes itself for a first one and tells nothing."""
+    logger = logging.getLogger(settling_module.log.name)
+    with _running() as (_settling, intake, recorder):
+        handler = _SaidTo(recorder)
+        logger.addHandler(handler)
+        level = logger.level
+        logger.setLevel(logging.INFO)
+        try:
+            _act_on(intake)
+            recorder.wait_for_give_backs(1)
+        finally:
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+        said = [e for e in recorder.events if e.startswith("said: initial list acted on:")]
+        assert said == [f"said: initial list acted on: {CAUGHT_UP}"], recorder.events
+        assert recorder.events.index("commit") < recorder.events.index(said[0])
 
 
 def test_memory_is_given_back_after_the_initial_list_is_acted_on_and_committed() -> None:
