@@ -33,7 +33,7 @@ class StopSignals:
         SIGTERM), and waits in short steps woke the process twice a second for nothing."""
         while not self.stop.is_set():
             if self._woken is None:
-                self.stop.wait(0.5)  # ``install`` was not called from the main thread
+                self.stop.wait(0.5)  # no wakeup socket: ``install`` not called, or none to be had
                 continue
             with contextlib.suppress(TimeoutError, BlockingIOError, InterruptedError):
                 self._woken.recv(64)
@@ -43,12 +43,12 @@ class StopSignals:
         signal.signal(signal.SIGINT, self._on_signal)
         try:
             woken, waker = socket.socketpair()
-            waker.setblocking(False)
-            woken.settimeout(WAKE_SECONDS)
-            signal.set_wakeup_fd(waker.fileno(), warn_on_full_buffer=False)
-        except (OSError, ValueError) as err:  # not the main thread, or no sockets
+        except OSError as err:
             log.warning("no wakeup socket for signals (%s): waiting in steps", err)
             return
+        waker.setblocking(False)
+        woken.settimeout(WAKE_SECONDS)
+        signal.set_wakeup_fd(waker.fileno(), warn_on_full_buffer=False)  # the main thread's
         self._woken, self._waker = woken, waker
 
     def _on_signal(self, signum: int, _frame: FrameType | None) -> None:
