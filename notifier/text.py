@@ -5,8 +5,9 @@ written by whoever can edit the object. Shown as is, it could ping a whole
 Slack channel (``<!channel>``), hide a link behind other words
 (``<http://evil|Click>``) or drive a terminal (ANSI escapes, BEL).
 
-- ``without_controls``: drops ANSI escape sequences and control characters
-  other than tab and newline (console and Slack output).
+- ``without_controls``: drops ANSI escape sequences, control characters
+  other than tab and newline, and the bidirectional overrides and isolates
+  (U+202A-U+202E, U+2066-U+2069) that make text read backwards.
 - ``mrkdwn_escaped``: that, and ``&``, ``<``, ``>`` as Slack asks
   (``&amp;`` ``&lt;`` ``&gt;``), through lists and mappings alike. Templates
   apply it to what their expressions produce, never to the markup written in
@@ -19,7 +20,7 @@ import re
 from typing import Any
 
 _ANSI = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-_])")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 _MRKDWN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 
 

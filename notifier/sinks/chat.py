@@ -1,9 +1,11 @@
 """What the one-POST receivers share: their config base, built-in text and how they are built.
 
-Their built-in template has two parts, ``title`` and ``text``, both plain
-text from the notification's facts; a sink's ``template:`` may replace
-either. A secret (a webhook URL, a routing key, a bot token) comes inline
-or from its ``*_file``, and never appears in what the sink says.
+Their message has two parts, ``title`` (the headline, ``[RESOLVED]`` first on
+a resolution) and ``text`` (details, a digest's members, the enriched context
+and a footer: ``lines``), both plain text from the notification's facts; a
+sink's ``template:`` may replace either. A secret (a webhook URL, a routing
+key, a bot token) comes inline or from its ``*_file``, and never appears in
+what the sink says.
 """
 
 from __future__ import annotations
@@ -13,25 +15,25 @@ from typing import Any, Self
 
 from pydantic import Field, SecretStr, model_validator
 
-from notifier.notifications import Facts, Notification
+from notifier.notifications import Facts
+from notifier.sinks import lines
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import PostingSink, Shape
-from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.sinks.secrets import require_secret
 from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
 from notifier.sinks.thread_roots import ThreadStore
 
-BUILTIN_TEXT = {
-    "title": "{{ '[RESOLVED] ' if resolved | default(false) else '' }}{{ summary }}",
-    "text": (
-        "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
-        "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
-        " {{ member.transition }}\n{% endfor %}"
-        "{% for log in (context | default({})).get('logs', []) %}{{ log.container }} log:\n"
-        "{{ log.lines[-20:] | join('\n') }}\n{% endfor %}"
-        "rule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
-    ),
-}
+
+def title(facts: Facts) -> str:
+    return f"{'[RESOLVED] ' if facts.get('resolved') else ''}{lines.headline(facts)}"
+
+
+def text(facts: Facts) -> str:
+    return "\n".join(lines.body_lines(facts))
+
+
+PARTS = {"title": Part(title), "text": Part(text)}
 
 
 class ChatDeliveryOptions(DeliveryOptions):
@@ -39,7 +41,8 @@ class ChatDeliveryOptions(DeliveryOptions):
 
 
 class ChatSinkConfigBase(SinkConfigBase, HttpSettings):
-    template: dict[str, str] = {}  # parts: title, text
+    template_parts = ("title", "text")
+    template: dict[str, str] = {}
     delivery: ChatDeliveryOptions = ChatDeliveryOptions()
 
 
@@ -64,12 +67,7 @@ def build_on_url(
 
 
 def chat_template(sink: str, user: Mapping[str, str]) -> ReceiverTemplate:
-    return ReceiverTemplate(sink, BUILTIN_TEXT, user)
-
-
-def facts_of(notification: Notification) -> Facts:
-    """The facts, or what a notification without them (a replayed old one) still says."""
-    return notification.facts or {"summary": notification.message.text, "rule": notification.rule}
+    return ReceiverTemplate(sink, PARTS, user)
 
 
 def cut(text: str, limit: int) -> str:

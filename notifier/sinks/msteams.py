@@ -3,11 +3,11 @@ received"), given one Adaptive Card (version 1.4) per notification: title, text 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
@@ -17,7 +17,6 @@ _COLOURS = {"critical": "Attention", "warning": "Warning"}
 
 
 class TeamsSinkConfig(WebhookUrlConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["msteams"]
 
 
@@ -29,7 +28,7 @@ class TeamsShape:
         self._template = template
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         colour = (
             "Good" if notification.resolves else _COLOURS.get(str(facts.get("severity")), "Default")
         )
