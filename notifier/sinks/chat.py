@@ -10,7 +10,7 @@ what the sink says.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from pydantic import Field, SecretStr, model_validator
@@ -23,6 +23,12 @@ from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.sinks.secrets import require_secret
 from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
 from notifier.sinks.thread_roots import ThreadStore
+from notifier.templating.environment import Escape
+from notifier.text import without_controls
+
+_MARKDOWN = str.maketrans({c: f"\\{c}" for c in "\\*_~`[]<>|#"} | {"@": "@\u2060"})
+# The facts a chat message shows: object text in them is escaped for a receiver with markup.
+_SHOWN = ("summary", "details", "members", "context", "rule", "severity", "observed_at")
 
 
 def title(facts: Facts) -> str:
@@ -33,7 +39,33 @@ def text(facts: Facts) -> str:
     return "\n".join(lines.body_lines(facts))
 
 
-PARTS = {"title": Part(title), "text": Part(text)}
+def markdown_escaped(value: Any) -> Any:
+    """Object text shown as itself in Markdown (Discord, Mattermost, Teams): markup
+    characters backslash-escaped, a mention (``@channel``) broken by a word joiner."""
+    if isinstance(value, str):
+        return without_controls(value).translate(_MARKDOWN)
+    if isinstance(value, list | tuple):
+        return [markdown_escaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: markdown_escaped(item) for key, item in value.items()}
+    return value
+
+
+def _escaping(build: Callable[[Facts], str], escape: Escape) -> Callable[[Facts], str]:
+    def built(facts: Facts) -> str:
+        return build({**facts, **{n: escape(facts[n]) for n in _SHOWN if n in facts}})
+
+    return built
+
+
+def chat_parts(escape: Escape | None = None) -> dict[str, Part]:
+    """``title`` and ``text``; with ``escape``, the object text in them escaped for markup."""
+    if escape is None:
+        return {"title": Part(title), "text": Part(text)}
+    return {
+        "title": Part(_escaping(title, escape), escape=escape),
+        "text": Part(_escaping(text, escape), escape=escape),
+    }
 
 
 class ChatDeliveryOptions(DeliveryOptions):
@@ -66,8 +98,10 @@ def build_on_url(
     return PostingSink(config.name, shape, transport, threads=threads)
 
 
-def chat_template(sink: str, user: Mapping[str, str]) -> ReceiverTemplate:
-    return ReceiverTemplate(sink, PARTS, user)
+def chat_template(
+    sink: str, user: Mapping[str, str], escape: Escape | None = None
+) -> ReceiverTemplate:
+    return ReceiverTemplate(sink, chat_parts(escape), user)
 
 
 def cut(text: str, limit: int) -> str:

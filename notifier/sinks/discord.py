@@ -7,7 +7,13 @@ from typing import Literal
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
@@ -36,4 +42,6 @@ class DiscordShape:
 
 
 def build_discord(config: DiscordSinkConfig) -> PostingSink:
-    return build_on_url(config, DiscordShape(chat_template(config.name, config.template)))
+    return build_on_url(
+        config, DiscordShape(chat_template(config.name, config.template, markdown_escaped))
+    )

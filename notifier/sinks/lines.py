@@ -66,7 +66,11 @@ def context_lines(facts: Facts, *, log_lines: int = 20, indent: str = "  ") -> l
     for log in _list(context.get("logs")) if log_lines else ():
         if isinstance(log, dict):
             lines.append(f"{log_title(log)}:")
-            shown = [without_controls(str(line)) for line in _list(log.get("lines"))]
+            shown = [
+                part
+                for line in _list(log.get("lines"))
+                for part in without_controls(str(line)).splitlines() or [""]
+            ]
             lines += [f"{indent}{line}" for line in shown[-log_lines:]] or [f"{indent}(empty)"]
     lines += [f"Not fetched: {one_line(problem)}" for problem in _list(context.get("problems"))]
     return lines

@@ -6,7 +6,13 @@ from typing import Literal
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
@@ -38,5 +44,5 @@ class MattermostShape:
 
 
 def build_mattermost(config: MattermostSinkConfig) -> PostingSink:
-    template = chat_template(config.name, config.template)
+    template = chat_template(config.name, config.template, markdown_escaped)
     return build_on_url(config, MattermostShape(template, config.channel, config.username))

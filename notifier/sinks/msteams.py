@@ -7,7 +7,13 @@ from typing import Any, Literal
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
@@ -18,6 +24,9 @@ _COLOURS = {"critical": "Attention", "warning": "Warning"}
 
 class TeamsSinkConfig(WebhookUrlConfigBase):
     type: Literal["msteams"]
+
+
+_MAX_LINES = 60
 
 
 class TeamsShape:
@@ -35,8 +44,7 @@ class TeamsShape:
         body: list[dict[str, Any]] = [
             {"type": "TextBlock", "text": cut(self._template.render("title", facts), 1000),
              "weight": "Bolder", "size": "Medium", "wrap": True, "color": colour},
-            {"type": "TextBlock", "text": cut(self._template.render("text", facts), 10000) or "-",
-             "wrap": True},
+            *text_blocks(cut(self._template.render("text", facts), 10000)),
         ]  # fmt: skip
         card = {
             "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
@@ -52,5 +60,27 @@ class TeamsShape:
         return None
 
 
+def text_blocks(text: str) -> list[dict[str, Any]]:
+    """A TextBlock per line (Teams joins the lines of one), at most ``_MAX_LINES``; a blank
+    line is a gap before the next."""
+    blocks: list[dict[str, Any]] = []
+    gap = False
+    for line in text.splitlines():
+        if not line.strip():
+            gap = True
+            continue
+        block = {"type": "TextBlock", "text": line, "wrap": True, "spacing": "None"}
+        if gap:
+            block["spacing"] = "Medium"
+        blocks.append(block)
+        gap = False
+    if len(blocks) > _MAX_LINES:
+        left = len(blocks) - _MAX_LINES + 1
+        blocks = [*blocks[: _MAX_LINES - 1], {"type": "TextBlock", "text": f"… {left} more lines"}]
+    return blocks or [{"type": "TextBlock", "text": "-"}]
+
+
 def build_msteams(config: TeamsSinkConfig) -> PostingSink:
-    return build_on_url(config, TeamsShape(chat_template(config.name, config.template)))
+    return build_on_url(
+        config, TeamsShape(chat_template(config.name, config.template, markdown_escaped))
+    )

@@ -22,11 +22,9 @@ from notifier.text import without_controls
 
 
 def description(facts: Facts) -> str:
-    """What happened, a line at a time: the transition, the details, owners and events."""
-    what = f"{lines.one_line(facts.get('kind', ''))} {lines.one_line(facts.get('key', ''))}"
-    first = f"{what}: {lines.one_line(facts.get('transition', ''))}"
-    found = [*lines.detail_lines(facts), *lines.context_lines(facts, log_lines=0)]
-    return "\n".join([first, *found])
+    """Beside the summary, a line at a time: the details, owners and events (the logs are
+    an annotation of their own)."""
+    return "\n".join([*lines.detail_lines(facts), *lines.context_lines(facts, log_lines=0)])
 
 
 PARTS = {

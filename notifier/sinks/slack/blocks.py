@@ -127,8 +127,7 @@ def _cut_end(body: str, title: str = "", fenced: bool = False) -> str:
     """``title`` over ``body``, dropping the body's oldest lines to fit one section."""
     room = _SECTION_TEXT - len(title) - (2 * len(_FENCE) if fenced else 0)
     if len(body) > room:
-        cut = body[len(body) - room + 1 :]
-        body = "…" + (cut.split("\n", 1)[1] if "\n" in cut else cut)
+        body = "…" + body[len(body) - room + 1 :]
     body = f"{_FENCE}{body}{_FENCE}" if fenced else body
     return f"{title}\n{body}" if title else body
 
