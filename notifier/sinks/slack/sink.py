@@ -21,6 +21,7 @@ from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities, SendError, Verdict
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.showing import shown
+from notifier.sinks.slack.blocks import PARTS
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.thread_roots import ThreadStore
@@ -38,10 +39,10 @@ class SlackSink:
         *,
         threads: ThreadStore | None,
         thread_scope: str,
-        template: ReceiverTemplate,
+        template: ReceiverTemplate | None = None,
     ) -> None:
         self._name = name
-        self._template = template
+        self._template = template or ReceiverTemplate(name, PARTS, {})
         self._poster = poster
         self._threads = threads if poster.can_thread else None
         self._thread_scope = thread_scope

@@ -28,6 +28,7 @@ from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import redact_url
 from notifier.sinks.showing import shown
 from notifier.sinks.transport import Tls, Transport
+from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, wrapped
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
@@ -66,10 +67,10 @@ class WebhookSink:
         *,
         pool_size: int = 4,
         clock: Callable[[], float] = time.time,
-        template: ReceiverTemplate,
+        template: ReceiverTemplate | None = None,
     ) -> None:
         self._name = name
-        self._template = template
+        self._template = template or ReceiverTemplate(name, PARTS, {})
         self._target = target
         self._clock = clock
         self._shown_as = redact_url(target.url)

@@ -24,7 +24,7 @@ def test_a_crash_loop_told_before_a_restart_is_resolved_after_it(tmp_path: Path)
 
     second = open_store(tmp_path / "s.db")
     [resolution] = _engine(DurableFirings(second.firing)).process(_recovered())
-    assert resolution.message.payload["status"] == "resolved"
+    assert resolution.facts["status"] == "resolved"
     second.close()
 
     third = open_store(tmp_path / "s.db")
