@@ -39,7 +39,8 @@ def notification(
 
 def facts_of(key: str, summary: str, number: int = 0) -> Facts:
     """Facts of an object ``Kind/namespace/name`` with ``summary``; ``number`` its test's."""
-    kind, namespace, name = key.split("/", 2)
+    kind, _, rest = key.partition("/")
+    namespace, _, name = rest.partition("/")
     return {
         "rule": "pod-crash", "kind": kind, "namespace": namespace, "name": name,
         "key": f"{namespace}/{name}", "summary": summary, "transition": "Running -> Failed",
@@ -50,4 +51,4 @@ def facts_of(key: str, summary: str, number: int = 0) -> Facts:
 def key_of(body: dict[str, Any]) -> str:
     """The ``Kind/namespace/name`` a webhook's JSON body (kube-notifier/v1) is about."""
     found = body["object"]
-    return f"{found['kind']}/{found['namespace']}/{found['name']}"
+    return "/".join(part for part in (found["kind"], found["namespace"], found["name"]) if part)
