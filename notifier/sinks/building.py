@@ -69,7 +69,7 @@ def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> 
 def build_sink(
     config: SinkConfig, *, threads: ThreadStore, alerts: AlertStore | None = None
 ) -> Sink:
-    """The sink ``config`` describes; ``threads`` keeps Slack, email and Telegram thread roots,
+    """The sink ``config`` describes; ``threads`` keeps the roots of the receivers that thread,
     ``alerts`` what an Alertmanager sink still re-sends (in memory when not given)."""
     return BUILDERS[type(config)](config, threads, alerts or MemoryAlerts())
 
