@@ -16,7 +16,7 @@ def make_environment(
     escape: Escape | None = None, filters: Mapping[str, Callable[..., Any]] | None = None
 ) -> BoundedSandbox:
     """The template environment; with ``escape``, what every ``{{ }}`` outputs goes through it;
-    ``filters``: a receiver's own (Slack's ``mrkdwn_fields``), bounded as ours are."""
+    ``filters``: a receiver's own, bounded as ours are."""
     environment = BoundedSandbox(
         undefined=jinja2.StrictUndefined,
         autoescape=False,

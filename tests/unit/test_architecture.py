@@ -147,3 +147,22 @@ def test_docstrings_that_count_kinds_or_receivers_count_right() -> None:
         if int(found.group(2) or found.group(3)) != counts[found.group(1) or found.group(4)]
     ]
     assert wrong == []
+
+
+# Each receiver's format, and the package it may appear in (code, docstrings and comments).
+FORMATS = {
+    "notifier/sinks/slack/": ("Block Kit", "plain_text", "mrkdwn", '"type": "header"'),
+    "notifier/sinks/webhook/": ("kube-notifier/v1",),
+    "notifier/sinks/alertmanager/": ("alertname", "startsAt", "endsAt", "generatorURL"),
+}
+
+
+def test_a_receivers_format_is_written_only_in_its_own_package() -> None:
+    astray = [
+        f"{path.relative_to(ROOT)}: {marker!r} is {home}'s"
+        for path, text in CODE.items()
+        for home, markers in FORMATS.items()
+        for marker in markers
+        if marker in text and not path.relative_to(ROOT).as_posix().startswith(home)
+    ]
+    assert astray == []

@@ -20,13 +20,27 @@ import msgspec
 from notifier.notifications import Facts
 from notifier.sinks import lines
 from notifier.sinks.rendering import Part, as_text
-from notifier.text import mrkdwn_escaped
+from notifier.text import without_controls
 
 Block = dict[str, Any]
+_MRKDWN = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _SECTION_TEXT = 2900  # under Slack's 3000, for the heading and fences
 _FIELDS = 10  # as Slack allows in one section
 _FENCE = "```"
 _FENCE_STANDIN = "'''"  # a log cannot close our code block early
+
+
+def mrkdwn_escaped(value: Any) -> Any:
+    """Object text shown as itself in Slack: control characters out, ``&``, ``<``, ``>``
+    escaped as Slack asks, through lists and mappings alike (a template's ``{{ }}`` output;
+    never the markup written around it)."""
+    if isinstance(value, str):
+        return without_controls(value).translate(_MRKDWN)
+    if isinstance(value, list | tuple):
+        return [mrkdwn_escaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: mrkdwn_escaped(item) for key, item in value.items()}
+    return value
 
 
 def fallback_text(facts: Facts) -> str:

@@ -21,11 +21,10 @@ from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities, SendError, Verdict
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.showing import shown
-from notifier.sinks.slack.blocks import PARTS
+from notifier.sinks.slack.blocks import PARTS, mrkdwn_escaped
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.thread_roots import ThreadStore
-from notifier.text import mrkdwn_escaped
 
 _LOCK_STRIPES = 64
 log = logging.getLogger("notifier.sinks")

@@ -28,9 +28,9 @@ from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import redact_url
 from notifier.sinks.showing import shown
 from notifier.sinks.transport import Tls, Transport
-from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, wrapped
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
+from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 
 log = logging.getLogger(__name__)
