@@ -6,7 +6,8 @@ read each changed file whole before committing it.
 
 from __future__ import annotations
 
-from tests.golden.receivers import SCENARIOS, path_of, receivers, render
+from tests.golden.receivers import path_of, receivers, render
+from tests.golden.scenarios import SCENARIOS
 
 
 def main() -> None:

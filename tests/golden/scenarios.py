@@ -152,6 +152,7 @@ def custom_resource() -> Notification:
     ready = _certificate([_condition("Ready", "True", "Ready")])
     failing = _certificate([_condition("Ready", "False", "DoesNotExist", why)])
     cert = detect(ready, failing, origin=Origin.LIVE, observed_at=NOW, correlation_id="golden")
+    assert cert is not None
     rule = _custom_rule()
     base = single_context(cert, cluster="prod-eu", rule="", owner=None)
     return _one(rule, cert, rule_context(base, rule.name, cert), transition=cert)

@@ -80,7 +80,7 @@ def _workloads() -> set[str]:
 
 
 def _with_a_pod_template() -> set[str]:
-    def template_of(spec: type) -> object:
+    def template_of(spec: object) -> object:
         return typing.get_type_hints(spec).get("template") if isinstance(spec, type) else None
 
     return {

@@ -90,7 +90,7 @@ def _template(sink: str) -> ReceiverTemplate:
     """The example's sink's own template (its ``payload``)."""
     loaded = read_config_text(EXAMPLE.read_text(), "receivers.yaml", environ={})
     [config] = [config for config in loaded.config.sinks if config.name == sink]
-    return ReceiverTemplate(sink, PARTS, config.template)  # type: ignore[union-attr]
+    return ReceiverTemplate(sink, PARTS, config.template)
 
 
 def _target(sink: str, server: WebhookServer) -> WebhookTarget:
