@@ -10,6 +10,7 @@ what the sink says.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Self
 
@@ -26,7 +27,7 @@ from notifier.sinks.thread_roots import ThreadStore
 from notifier.templating.environment import Escape
 from notifier.text import without_controls
 
-_MARKDOWN = str.maketrans({c: f"\\{c}" for c in "\\*_~`[]<>|#"} | {"@": "@\u2060"})
+_MARKUP = re.compile(r"[\\*_~`\[\]<>|#]")
 # The facts a chat message shows: object text in them is escaped for a receiver with markup.
 _SHOWN = ("summary", "details", "members", "context", "rule", "severity", "observed_at")
 
@@ -43,7 +44,8 @@ def markdown_escaped(value: Any) -> Any:
     """Object text shown as itself in Markdown (Discord, Mattermost, Teams): markup
     characters backslash-escaped, a mention (``@channel``) broken by a word joiner."""
     if isinstance(value, str):
-        return without_controls(value).translate(_MARKDOWN)
+        value = _MARKUP.sub(r"\\\g<0>", without_controls(value))  # str.translate is slower
+        return value.replace("@", "@\u2060") if "@" in value else value
     if isinstance(value, list | tuple):
         return [markdown_escaped(item) for item in value]
     if isinstance(value, dict):

@@ -12,16 +12,19 @@ odd fact says nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from notifier.notifications import Facts
 from notifier.text import without_controls
 
+_ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
 
 def one_line(value: Any) -> str:
     """``value`` as one line of safe text."""
-    return " ".join(without_controls(str(value)).split())
+    text = without_controls(value if isinstance(value, str) else str(value))
+    return text if _ONE_LINE.fullmatch(text) else " ".join(text.split())
 
 
 def headline(facts: Facts) -> str:
