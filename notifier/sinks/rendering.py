@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NoReturn
 
 from notifier.notifications import FACT_NAMES, Facts
 from notifier.sinks.secrets import SinkBuildError
@@ -54,7 +54,7 @@ class _Raise:
     def __init__(self, sink: str) -> None:
         self._sink = sink
 
-    def add(self, path: KeyPath, message: str) -> None:
+    def add(self, path: KeyPath, message: str) -> NoReturn:
         where = ".".join(str(step) for step in path)
         raise SinkBuildError(f"sink {self._sink!r}: {where}: {message}")
 
@@ -66,11 +66,6 @@ class ReceiverTemplate:
         self._sink = sink
         self._parts = dict(parts)
         self._user = {name: self._compiled(name, source) for name, source in user.items()}
-
-    @property
-    def replaced(self) -> frozenset[str]:
-        """The parts the sink's template replaces."""
-        return frozenset(self._user)
 
     def render(self, name: str, facts: Facts) -> Any:
         """Part ``name`` from ``facts``: the user's template, else (or if it fails) the built."""
@@ -85,19 +80,15 @@ class ReceiverTemplate:
 
     def _compiled(self, name: str, source: Any) -> Render:
         path: KeyPath = ("template", name)
-        part = self._parts.get(name)
+        problems, part = _Raise(self._sink), self._parts.get(name)
         if part is None:
-            known = ", ".join(self._parts)
-            _Raise(self._sink).add(path, f"unknown part (this receiver has {known})")
-        assert part is not None
-        compiler = TemplateCompiler(_environment(part), _Raise(self._sink), part.escape)
-        if part.shaped:
-            render = compiler.shape(source, path, FACT_NAMES)
-        elif isinstance(source, str):
-            render = compiler.text(source, path, FACT_NAMES)
-        else:
-            _Raise(self._sink).add(path, "expected a template: a string")
-        assert render is not None  # a problem raised
+            problems.add(path, f"unknown part (this receiver has {', '.join(self._parts)})")
+        if not part.shaped and not isinstance(source, str):
+            problems.add(path, "expected a template: a string")
+        compiler = TemplateCompiler(_environment(part), problems, part.escape)
+        compile_part = compiler.shape if part.shaped else compiler.text
+        render = compile_part(source, path, FACT_NAMES)
+        assert render is not None  # else a problem was added, and adding one raised
         return render
 
 
