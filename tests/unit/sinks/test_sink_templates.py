@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import yaml
 from pydantic import TypeAdapter
 
 from notifier.config import ConfigError, read_config_text
+from notifier.notifications import FACT_NAMES
 from notifier.sinks.base import Receiver
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
@@ -144,3 +146,10 @@ def test_a_template_with_an_unknown_variable_fails_the_build_located() -> None:
                 "template": {"payload": {"who": "{{ nmae }}"}}}  # fmt: skip
     with pytest.raises(SinkBuildError, match=r"sink 'out': template.payload.who: .*'nmae'"):
         _build(settings)
+
+
+def test_every_variable_a_template_may_use_is_documented() -> None:
+    docs = (Path(__file__).parents[3] / "docs" / "rules.md").read_text()
+    receivers = (Path(__file__).parents[3] / "docs" / "receivers.md").read_text()
+    missing = sorted(name for name in FACT_NAMES if f"`{name}`" not in docs + receivers)
+    assert missing == []
