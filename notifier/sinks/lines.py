@@ -21,6 +21,7 @@ from notifier.text import without_controls
 
 _ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
 
+
 def one_line(value: Any) -> str:
     """``value`` as one line of safe text."""
     text = without_controls(value if isinstance(value, str) else str(value))
