@@ -39,7 +39,7 @@ def test_the_readme_installs_with_the_images_constraints() -> None:
     commands = _laptop_commands()
     assert len(commands) == 2, commands  # pipx, and a plain virtualenv
     for command in commands:
-        assert re.search(r"(-c|--constraint) constraints\.txt", command), command
+        assert re.search(r"(-c |--constraint=)(\$PWD/)?constraints\.txt\b", command), command
     [install] = [run for run in load().builder.all("RUN") if "install" in run]
     assert "--constraint constraints.txt" in install
     assert any("constraints.txt" in copy for copy in load().builder.all("COPY"))
