@@ -36,6 +36,7 @@ from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.matched import Matched, render_digest, rule_context
+from notifier.rules.metrics import SuppressReason
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, for_transition
@@ -49,7 +50,7 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.resolving import Firing, Firings, Resolver
+from notifier.rules.resolving import Firing, Firings, Resolver, escalates
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
@@ -111,8 +112,7 @@ class RulesEngine:
             return decision
         base = self._context(ruleset, transition)
         for firing in followed.ended:
-            more = followed.escalated.get(firing.rule, ())  # a resolution goes where it went
-            told = self._resolution(ruleset, firing, transition, base, now, escalated=more)
+            told = self._resolution(ruleset, firing, firing.transition or transition, base, now)
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
@@ -135,10 +135,9 @@ class RulesEngine:
         transition: Transition,
         base: dict[str, Any],
         now: float,
-        *,
-        escalated: tuple[str, ...] = (),
     ) -> list[Notification]:
-        """The end of ``firing``, told by its rule if the rule still sends resolutions."""
+        """The end of ``firing``, told by its rule if the rule still sends resolutions (to
+        where it went: the rule's sinks and those its escalation reached)."""
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
@@ -146,7 +145,7 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         count_render(failed, "resolved")
-        sinks = tuple(dict.fromkeys((*rule.sinks, *escalated)))
+        sinks = tuple(dict.fromkeys((*rule.sinks, *firing.escalated)))
         facts = neutral_facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
             rule.name, sinks, transition, message, now, status="resolved",
@@ -173,6 +172,10 @@ class RulesEngine:
                     sent = self._tell_timer(ruleset, rule, timer, now)
             told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
+        for firing in self._time.recovered(now):
+            if firing.transition is not None:
+                base = self._context(ruleset, firing.transition)
+                over += self._resolution(ruleset, firing, firing.transition, base, now)
         return joined(told, Released(over))
 
     def _tell_timer(
@@ -244,13 +247,35 @@ class RulesEngine:
 
     def _offer(self, pending: Matched, now: float, decision: Decision) -> list[Notification]:
         rule, token = pending.rule, next(self._tokens)
+        if self._folds(pending, decision):
+            return []
         admission = self._admit(pending, now, token)
+        if admission.release is not None or admission.held:
+            self._open_incident(rule, pending.transition, now)
         if admission.held:
             self._holding.hold(Held(token, rule.name, pending.transition, now))
         if admission.suppressed is not None:
             metrics.count_suppressed(admission.suppressed)
             decision.suppressed.append((rule.name, admission.suppressed.value))
         return [] if admission.release is None else self._render(admission.release, now)
+
+    def _folds(self, pending: Matched, decision: Decision) -> bool:
+        """The rule's incident about the object is open and this change is no worse: it is
+        part of it, and told no more."""
+        rule, transition = pending.rule, pending.transition
+        firing = self._resolver.open_for(rule.name, transition)
+        if firing is None or escalates(firing, transition, rule.to):
+            return False
+        self._resolver.fold(rule.name, transition, rule.to)
+        metrics.count_suppressed(SuppressReason.INCIDENT)
+        decision.suppressed.append((rule.name, f"{SuppressReason.INCIDENT.value}: {firing.worst}"))
+        return True
+
+    def _open_incident(self, rule: CompiledRule, transition: Transition, now: float) -> None:
+        """``rule`` tells about ``transition``: its incident about the object opens (or grows)."""
+        if rule.to or rule.send_resolved:
+            recovery = rule.noise.recovery_window
+            self._resolver.fired(rule.name, transition, now, rule.to, recovery)
 
     def _readmit(self, pending: Matched, member: Held) -> Released:
         admission = self._admit(pending, member.held_at, member.token)
@@ -287,8 +312,6 @@ class RulesEngine:
         )  # fmt: skip
 
     def _remember(self, release: Release[Matched], now: float) -> None:
-        """What was told, for rules that send a resolution when it is over, escalate or remind."""
+        """What was told, for rules that escalate or remind."""
         for item in release.items:
-            if item.rule.send_resolved:
-                self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
             self._time.told(item.rule, item.transition, now)

@@ -11,7 +11,6 @@ holds while it tells what came due.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from notifier.kinds.registry import spec_of
@@ -19,7 +18,7 @@ from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.resolving import Firing, Resolver
+from notifier.rules.resolving import Firing, Resolver, Watched
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.templating.environment import format_duration
@@ -29,9 +28,8 @@ from notifier.transitions.model import Transition
 @dataclass(frozen=True, slots=True)
 class Followed:
     routes: tuple[CompiledRule, ...]  # the routes that tell now
-    ended: list[Firing]  # the firings the transition ends (resolutions to tell)
+    ended: list[Firing]  # the incidents the transition ends (resolutions to tell)
     flaps: tuple[Flap, ...]  # flapping it begins
-    escalated: Mapping[str, tuple[str, ...]]  # rule -> the sinks its escalation reached
 
 
 class TimeKeeper:
@@ -56,12 +54,13 @@ class TimeKeeper:
         with self.lock:
             escalated = self._timers_ended(transition, ruleset, decision)
             self._start_waiting(transition, routes, decision)
-            flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
-            ended = self._resolver.resolved(transition)
+            ended = self._resolver.follow(transition, watched_by(ruleset), escalated)
+            held = self._resolver.open_rules(transition)
+            flaps = self._flaps.follow(transition, routes, transition.observed_at or now, held)
         _note_flapping(flaps, routes, decision)
         now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
-        return Followed(now_routes, ended, flaps.started, escalated)
+        return Followed(now_routes, ended, flaps.started)
 
     def _start_waiting(
         self, transition: Transition, routes: tuple[CompiledRule, ...], decision: Decision
@@ -118,11 +117,20 @@ class TimeKeeper:
         if rule.muted(now):
             metrics.count_suppressed(SuppressReason.MUTE)
             return None
-        return None if self._flaps.flapping(rule.name, timer.transition) else rule
+        return None if self._flaps.flapping(rule.name, timer.object_id) else rule
 
     def settled(self, now: float) -> list[Flap]:
         with self.lock:
             return self._flaps.settled(now)
+
+    def recovered(self, now: float) -> list[Firing]:
+        """Incidents over: their objects stayed out of trouble for the recovery window (none
+        before a restart's catch-up is acted on; a flapping rule's end is told as flapping's)."""
+        if not self.open:
+            return []
+        with self.lock:
+            over = self._resolver.settled(now)
+            return [f for f in over if not self._flaps.flapping(f.rule, f.object_id)]
 
     def fired(self, timers: tuple[Timer, ...]) -> None:
         with self.lock:
@@ -135,7 +143,11 @@ class TimeKeeper:
 
     def next_due(self, ruleset: Ruleset) -> float | None:
         with self.lock:
-            dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
+            dues = (
+                self._timers.next_due(ruleset.timed),
+                self._flaps.next_due(),
+                self._resolver.next_due() if self.open else None,
+            )
         return min((due for due in dues if due is not None), default=None)
 
 
@@ -150,6 +162,15 @@ def _note_flapping(
     for flap in flaps.started:
         steady = format_duration(flap.within)
         decision.suppressed.append((flap.rule, f"flapping: told once, quiet until steady {steady}"))
+
+
+def watched_by(ruleset: Ruleset) -> Watched:
+    """A rule's ``to:`` by its name (nothing for a rule a reload removed)."""
+
+    def watched(name: str) -> frozenset[str]:
+        return next((rule.to for rule in ruleset.rules if rule.name == name), frozenset())
+
+    return watched
 
 
 def entered(rule: CompiledRule, transition: Transition) -> float:

@@ -1,9 +1,10 @@
-"""What send_resolved rules told, in the state database: a resolution after a restart."""
+"""Incidents in the state database: a resolution after a restart."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from notifier.kinds.registry import KINDS
 from notifier.rules.engine import RulesEngine
 from notifier.state.durable.firings import DurableFirings
 from notifier.state.firing import FiringRow
@@ -19,16 +20,16 @@ def _engine(firings: DurableFirings) -> RulesEngine:
 
 def test_a_crash_loop_told_before_a_restart_is_resolved_after_it(tmp_path: Path) -> None:
     first = open_store(tmp_path / "s.db")
-    assert len(_engine(DurableFirings(first.firing)).process(crashloop())) == 1
+    assert len(_engine(DurableFirings(first.firing, KINDS)).process(crashloop())) == 1
     first.close()
 
     second = open_store(tmp_path / "s.db")
-    [resolution] = _engine(DurableFirings(second.firing)).process(_recovered())
+    [resolution] = _engine(DurableFirings(second.firing, KINDS)).process(_recovered())
     assert resolution.message.payload["status"] == "resolved"
     second.close()
 
     third = open_store(tmp_path / "s.db")
-    assert DurableFirings(third.firing).all_firing() == []  # resolved once, then forgotten
+    assert DurableFirings(third.firing, KINDS).all_firing() == []  # resolved once, then forgotten
     third.close()
 
 
@@ -37,7 +38,7 @@ def test_an_unreadable_row_is_dropped(tmp_path: Path) -> None:
     store.firing.upsert(FiringRow("r", "Pod", "shop/web", "{not json", NOW))
     store.close()
     store = open_store(tmp_path / "s.db")
-    assert DurableFirings(store.firing).all_firing() == []
+    assert DurableFirings(store.firing, KINDS).all_firing() == []
     store.close()
     store = open_store(tmp_path / "s.db")
     assert store.firing.all_rows() == []
