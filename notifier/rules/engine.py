@@ -172,7 +172,7 @@ class RulesEngine:
                     sent = self._tell_timer(ruleset, rule, timer, now)
             told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
-        for firing in self._time.recovered(now):
+        for firing in self._time.recovered(ruleset, now):
             if firing.transition is not None:
                 base = self._context(ruleset, firing.transition)
                 over += self._resolution(ruleset, firing, firing.transition, base, now)

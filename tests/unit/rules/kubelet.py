@@ -100,17 +100,27 @@ def _ended(reason: str, code: int) -> dict[str, Any]:
     return {"terminated": {"exitCode": code, "reason": reason, "finishedAt": CREATED}}
 
 
-def crash_loop(name: str = "crashy", reason: str = "Error", code: int = 1) -> list[Step]:
-    """A container that ends ``RUNS_FOR`` after each start, through five back-offs."""
+def crash_loop(
+    name: str = "crashy",
+    reason: str = "Error",
+    code: int = 1,
+    back_offs: tuple[float, ...] = BACK_OFFS,
+    *,
+    recovers: bool = False,
+) -> list[Step]:
+    """A container that ends ``RUNS_FOR`` after each start, through these back-offs; with
+    ``recovers``, it then keeps running."""
     base, at, version = pod(name), 0.0, 2
     creating = container({"waiting": {"reason": "ContainerCreating"}})
     steps: list[Step] = [(at, with_status(base, version, phase="Pending", conditions=_STARTING,
                                           containerStatuses=[creating]))]  # fmt: skip
     last: dict[str, Any] | None = None
-    for restarts, back_off in enumerate((*BACK_OFFS, None)):
+    for restarts, back_off in enumerate((*back_offs, None)):
         at += 1.0 if restarts == 0 else 0.2
         running = container({"running": {}}, restarts, last, ready=True)
         steps.append((at, _running(base, version := version + 1, True, running)))
+        if recovers and back_off is None:
+            break
         at += RUNS_FOR
         ended = container(_ended(reason, code), restarts, last)
         steps.append((at, _running(base, version := version + 1, False, ended)))

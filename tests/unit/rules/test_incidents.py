@@ -208,3 +208,36 @@ def _node_changes() -> list[Any]:
 def _node_lost_at(at: float) -> list[kubelet.Step]:
     """The same Node lost again at ``at`` (after the first loss's steps)."""
     return [(at, kubelet.node("Unknown", 10)), (at + 30.0, kubelet.node("True", 11))]
+
+
+@pytest.mark.parametrize("fails", [False, True], ids=["completes", "fails"])
+def test_a_finished_job_pod_does_not_lose_readiness(fails: bool) -> None:
+    """Running, Ready False/PodCompleted (PodFailed) and a terminated container for a second:
+    a rule on Ready -> NotReady is not set off (issue #37's false alarm)."""
+    rules: dict[str, Any] = {
+        "sinks": [{"name": "chat", "type": "console"}],
+        "rules": [{"name": "not-ready", "sinks": ["chat"],
+                   "match": {"kinds": ["Pod"], "from": ["Ready"], "to": ["NotReady"]}}],
+    }  # fmt: skip
+    ruleset = read_config_text(yaml.safe_dump(rules), "c.yaml", environ={}).ruleset
+    assert play(ruleset, kubelet.job_pod("nightly", fails=fails)) == []
+
+
+def test_a_long_crash_loop_escalates_once_and_its_end_reaches_every_sink_told() -> None:
+    """The kubelet's cycle (2 s Running and Ready between back-offs) neither cancels the
+    escalation nor ends the incident; the resolution comes once it keeps running."""
+    rules: dict[str, Any] = {
+        "sinks": [{"name": "chat", "type": "console"}, {"name": "pager", "type": "console"}],
+        "rules": [{"name": "crash-loops", "sinks": ["chat"], "send_resolved": True,
+                   "match": {"kinds": ["Pod"], "to": ["CrashLoopBackOff", "OOMKilled"]},
+                   "escalate": [{"after": "30m", "sinks": ["pager"]}]}],
+    }  # fmt: skip
+    ruleset = read_config_text(yaml.safe_dump(rules), "c.yaml", environ={}).ruleset
+    loop = kubelet.crash_loop(back_offs=(*kubelet.BACK_OFFS, *[300.0] * 8), recovers=True)
+    assert loop[-1][0] > 45 * 60
+    assert per_sink(play(ruleset, loop)) == {
+        ("chat", "firing"): 1,
+        ("pager", "firing"): 1,
+        ("chat", "resolved"): 1,
+        ("pager", "resolved"): 1,
+    }
