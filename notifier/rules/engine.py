@@ -50,7 +50,7 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.resolving import Firing, Firings, Resolver, escalates
+from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
 from notifier.rules.time_telling import tell_again, tell_flaps
@@ -251,7 +251,7 @@ class RulesEngine:
             return []
         admission = self._admit(pending, now, token)
         if admission.release is not None or admission.held:
-            self._open_incident(rule, pending.transition, now)
+            self._resolver.told(rule, pending.transition, now)
         if admission.held:
             self._holding.hold(Held(token, rule.name, pending.transition, now))
         if admission.suppressed is not None:
@@ -260,22 +260,12 @@ class RulesEngine:
         return [] if admission.release is None else self._render(admission.release, now)
 
     def _folds(self, pending: Matched, decision: Decision) -> bool:
-        """The rule's incident about the object is open and this change is no worse: it is
-        part of it, and told no more."""
-        rule, transition = pending.rule, pending.transition
-        firing = self._resolver.open_for(rule.name, transition)
-        if firing is None or escalates(firing, transition, rule.to):
-            return False
-        self._resolver.fold(rule.name, transition, rule.to)
-        metrics.count_suppressed(SuppressReason.INCIDENT)
-        decision.suppressed.append((rule.name, f"{SuppressReason.INCIDENT.value}: {firing.worst}"))
-        return True
-
-    def _open_incident(self, rule: CompiledRule, transition: Transition, now: float) -> None:
-        """``rule`` tells about ``transition``: its incident about the object opens (or grows)."""
-        if rule.to or rule.send_resolved:
-            recovery = rule.noise.recovery_window
-            self._resolver.fired(rule.name, transition, now, rule.to, recovery)
+        """Part of the rule's open incident about the object: told no more (said why)."""
+        folded = self._resolver.folds(pending.rule.name, pending.transition, pending.rule.to)
+        if folded is not None:
+            metrics.count_suppressed(SuppressReason.INCIDENT)
+            decision.suppressed.append((pending.rule.name, f"incident: {folded.worst}"))
+        return folded is not None
 
     def _readmit(self, pending: Matched, member: Held) -> Released:
         admission = self._admit(pending, member.held_at, member.token)

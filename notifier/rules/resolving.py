@@ -34,6 +34,7 @@ from typing import Protocol
 
 from notifier.kinds.registry import spec_of
 from notifier.objects import Kind, ObjectKey
+from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import EventType, Transition
 
 ObjectId = tuple[Kind, ObjectKey]
@@ -97,6 +98,12 @@ class Resolver:
         for firing in self._store.all_firing():
             self._open.setdefault(firing.object_id, {})[firing.rule] = firing
 
+    def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
+        """``rule`` tells about ``transition`` (sent now or held in a group): its incident about
+        the object opens, or grows, when the rule names states in ``to:`` or resolves."""
+        if rule.to or rule.send_resolved:
+            self.fired(rule.name, transition, now, rule.to, rule.noise.recovery_window)
+
     def fired(
         self,
         rule: str,
@@ -122,26 +129,25 @@ class Resolver:
             open_[rule] = firing
         self._store.fire(firing)
 
-    def open_for(self, rule: str, transition: Transition) -> Firing | None:
-        """``rule``'s incident about ``transition``'s object, if one is open."""
-        with self._lock:
-            return self._open.get(_object_of(transition), {}).get(rule)
-
     def open_rules(self, transition: Transition) -> frozenset[str]:
         """The rules with an incident open about ``transition``'s object."""
         with self._lock:
             return frozenset(self._open.get(_object_of(transition), {}))
 
-    def fold(self, rule: str, transition: Transition, wanted: frozenset[str]) -> None:
-        """``transition``, matched by ``rule``, is part of its open incident: keep its states."""
+    def folds(self, rule: str, transition: Transition, wanted: frozenset[str]) -> Firing | None:
+        """``transition``, matched by ``rule`` (``to:`` ``wanted``), is part of the rule's open
+        incident and no worse than it (``escalates``): kept in it, and returned."""
         states = told_states(transition, wanted)
         with self._lock:
             open_ = self._open.get(_object_of(transition), {})
             firing = open_.get(rule)
-            if firing is None or states <= firing.states:
-                return
+            if firing is None or escalates(firing, transition, wanted):
+                return None
+            if states <= firing.states:
+                return firing
             firing = open_[rule] = _with(firing, states)
         self._store.fire(firing)
+        return firing
 
     def follow(
         self,
@@ -158,13 +164,10 @@ class Resolver:
                 return []
             changed, over = [], []
             for rule, kept in list(open_.items()):
-                more = (escalated or {}).get(rule, ())
-                firing = replace(kept, escalated=tuple(dict.fromkeys((*kept.escalated, *more))))
+                firing = _escalated(kept, (escalated or {}).get(rule, ()))
                 followed = _followed(firing, transition, watched(rule))
                 if followed is None or (followed.due_at is not None and followed.recovery <= 0):
-                    # told from this change, unless it was over before it (told as it was)
-                    late = followed is None and transition.event is not EventType.DELETED
-                    over.append(firing if late else replace(firing, transition=transition))
+                    over.append(_ending(firing, transition, followed))
                     del open_[rule]
                     continue
                 if _kept_differently(kept, followed):
@@ -227,6 +230,17 @@ def _with(firing: Firing, states: frozenset[str]) -> Firing:
         if not worst or (spec is not None and spec.rank(state) > spec.rank(worst)):
             worst = state
     return replace(firing, states=every, worst=worst)
+
+
+def _escalated(firing: Firing, sinks: tuple[str, ...]) -> Firing:
+    return replace(firing, escalated=tuple(dict.fromkeys((*firing.escalated, *sinks))))
+
+
+def _ending(firing: Firing, transition: Transition, followed: Firing | None) -> Firing:
+    """``firing`` as its end is told: from ``transition``, unless it was over before it (the
+    window ran out and no clock said so yet: told as it was)."""
+    late = followed is None and transition.event is not EventType.DELETED
+    return firing if late else replace(firing, transition=transition)
 
 
 def _followed(firing: Firing, transition: Transition, watched: frozenset[str]) -> Firing | None:
