@@ -241,3 +241,18 @@ def test_a_long_crash_loop_escalates_once_and_its_end_reaches_every_sink_told() 
         ("chat", "resolved"): 1,
         ("pager", "resolved"): 1,
     }
+
+
+def _chart_ruleset() -> Ruleset:
+    values = yaml.safe_load((ROOT / "helm" / "kube-notifier" / "values.yaml").read_text())
+    text = yaml.safe_dump(values["config"])
+    return read_config_text(text, "values.yaml", environ={}).ruleset
+
+
+@pytest.mark.parametrize("sequence", CASES)
+def test_the_charts_default_rules_tell_each_incident_once(sequence: list[kubelet.Step]) -> None:
+    assert per_sink(play(_chart_ruleset(), sequence)) == {("console", "firing"): 1}
+
+
+def test_the_charts_default_rules_tell_no_new_deployment() -> None:
+    assert play(_chart_ruleset(), kubelet.new_deployment()) == []
