@@ -58,8 +58,8 @@ def desired_replicas(deployment: Deployment) -> int:
 def deployment_states(deployment: Deployment) -> frozenset[str]:
     conditions = deployment.status.conditions
     states = set(_rollout_state(deployment, condition(conditions, "Progressing")))
-    # A rollout under way (a new Deployment, a scale-up) is short of available pods by
-    # design: it is Progressing, and Stuck once its progress deadline passes.
+    # A rollout under way (a new Deployment's first) is short of available pods by design:
+    # it is Progressing, and Stuck once its progress deadline passes.
     rolling = "Progressing" in states
     states.update(name for name in availability(conditions) if not rolling or name == "Available")
     if deployment.spec.paused:
@@ -192,7 +192,7 @@ DEPLOYMENT = KindSpec(
         "ReplicaFailure": "`status.conditions[ReplicaFailure]` is `True`",
         "Available": "`status.conditions[Available]` is `True`",
         "Unavailable": "`status.conditions[Available]` is not `True`, while not `Progressing` "
-        "(a new Deployment or a scale-up is short of pods by design)",
+        "(a rollout under way, a new Deployment's first, is short of pods by design)",
         "Paused": "`spec.paused`",
     },
     signals={
