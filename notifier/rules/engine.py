@@ -250,8 +250,8 @@ class RulesEngine:
         if self._folds(pending, decision):
             return []
         admission = self._admit(pending, now, token)
-        if admission.release is not None or admission.held or admission.deduplicated:
-            self._resolver.told(rule, pending.transition, now)  # told, or just before
+        if admission.release is not None or admission.held:
+            self._resolver.told(rule, pending.transition, now)
         if admission.held:
             self._holding.hold(Held(token, rule.name, pending.transition, now))
         if admission.suppressed is not None:

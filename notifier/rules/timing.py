@@ -79,9 +79,7 @@ class Timer:
         holds an escalation step or a reminder however the object cycles inside it."""
         if transition.event is EventType.DELETED:
             return False
-        return (held and self.step != FOR_STEP) or not self.wanted.isdisjoint(
-            transition.new_states
-        )
+        return (held and self.step != FOR_STEP) or not self.wanted.isdisjoint(transition.new_states)
 
     def holds_for_rule(self, rule: CompiledRule) -> bool:
         """Whether ``rule`` (after a reload) still has it and names a state the object is in."""

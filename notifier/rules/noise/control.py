@@ -35,11 +35,6 @@ class Admission(Generic[T]):
     suppressed: SuppressReason | None = None  # or why nothing is sent for this item
 
     @property
-    def deduplicated(self) -> bool:
-        """The same was told within the dedup window: not sent again."""
-        return self.suppressed is SuppressReason.DEDUP
-
-    @property
     def held(self) -> bool:
         """The item waits in a group (alone or with others) for a later release."""
         return self.release is None and self.suppressed in (None, SuppressReason.GROUP)

@@ -256,37 +256,3 @@ def test_the_charts_default_rules_tell_each_incident_once(sequence: list[kubelet
 
 def test_the_charts_default_rules_tell_no_new_deployment() -> None:
     assert play(_chart_ruleset(), kubelet.new_deployment()) == []
-
-
-def test_trouble_back_within_the_dedup_window_opens_its_incident_quietly() -> None:
-    """Deduplicated, the trouble is still an incident: what follows in it is folded, not told
-    because it reached other states (issue #37: OOMKilled again 14 s later)."""
-    rules: dict[str, Any] = {
-        "sinks": [{"name": "chat", "type": "console"}],
-        "rules": [{"name": "crash-loops", "sinks": ["chat"], "dedup_window": "10m",
-                   "recovery_window": "30s",
-                   "match": {"kinds": ["Pod"], "to": ["CrashLoopBackOff", "OOMKilled"]}}],
-    }  # fmt: skip
-    ruleset = read_config_text(yaml.safe_dump(rules), "c.yaml", environ={}).ruleset
-    base = kubelet.pod("w")
-    error, oom = {"reason": "Error", "exitCode": 1}, {"reason": "OOMKilled", "exitCode": 137}
-
-    def running(version: int, restarts: int) -> dict[str, Any]:
-        one = kubelet.container({"running": {}}, restarts, {"terminated": error}, ready=True)
-        return kubelet.with_status(base, version, phase="Running", containerStatuses=[one],
-                                   conditions=[{"type": "Ready", "status": "True"}])  # fmt: skip
-
-    def ended(version: int, restarts: int, how: dict[str, Any]) -> dict[str, Any]:
-        one = kubelet.container({"terminated": how}, restarts, {"terminated": error})
-        return kubelet.with_status(base, version, phase="Running", containerStatuses=[one],
-                                   conditions=[{"type": "Ready", "status": "False"}])  # fmt: skip
-
-    sequence = [
-        (0.0, running(2, 0)),
-        (5.0, ended(3, 0, error)),  # told
-        (6.0, running(4, 1)),  # recovering: over at 36 s
-        (100.0, ended(5, 1, error)),  # the same change within the dedup window
-        (110.0, running(6, 2)),
-        (113.0, ended(7, 2, oom)),  # reaches OOMKilled too: inside the incident
-    ]
-    assert per_sink(play(ruleset, sequence, after=5.0)) == {("chat", "firing"): 1}
