@@ -1,9 +1,11 @@
 """The rules stage: transitions in, notifications out.
 
 ``RulesEngine.process`` evaluates one transition against the current
-ruleset, passes each match through noise control and renders what is to be
-sent now; ``tick`` renders what has come due: ``for:`` timers, escalations,
-reminders, flapping that ended (``rules/timekeeping.py``) and group digests.
+ruleset, folds each match into its rule's open incident about the object
+(``rules/resolving.py``) or passes it through noise control, and renders what
+is to be sent now; ``tick`` renders what has come due: ``for:`` timers,
+escalations, reminders, flapping that ended, incidents recovered for their
+window (``rules/timekeeping.py``) and group digests.
 The ruleset is read through a callable on every call, so a reload takes
 effect at the next transition while groups already open keep the rule they
 were opened with. Members a group holds are also handed to a ``Holding``
