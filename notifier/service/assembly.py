@@ -82,7 +82,7 @@ class Service:
         self.delivery.enrich_with(self.enricher)
         kinds = holder.current.kinds
         holding = DurableHolding(state.held, kinds) if state is not None else None
-        firings = DurableFirings(state.firing) if state is not None else None
+        firings = DurableFirings(state.firing, kinds) if state is not None else None
         timers = DurableTimers(state.timers, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(

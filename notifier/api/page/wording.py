@@ -41,7 +41,8 @@ def outcome(record: DecisionRecord, sent: Sent) -> str:
         head = reason.split(" ", 1)[0]
         return {"silenced": "silenced", "inhibited": "inhibited", "dedup": "deduplicated",
                 "group": "grouped", "startup": "quiet at start", "mute": "muted",
-                "opt_out": "opted out", "drop_rule": "dropped"}.get(head, head)  # fmt: skip
+                "opt_out": "opted out", "drop_rule": "dropped",
+                "incident:": "in its incident"}.get(head, head)  # fmt: skip
     if record.dropped_by:
         return "dropped"
     if record.muted:
