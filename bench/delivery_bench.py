@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bench import results
 from notifier.delivery import Delivery, DeliveryTarget
-from notifier.notifications import Message, Notification
+from notifier.notifications import Notification
 from notifier.sinks.config import DeliveryOptions
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from notifier.state import StateConfig, StateStore
@@ -127,8 +127,9 @@ def running_delivery(
 
 def notification(n: int) -> Notification:
     key = f"Pod/bench/web-{n % 100}"
-    message = Message(text=f"web-{n} changed", payload={"n": n, "key": key})
-    return Notification(f"bench-{n}", "bench", "bench", key, message, observed_at=time.time())
+    facts = {"summary": f"web-{n} changed", "kind": "Pod", "namespace": "bench",
+             "name": f"web-{n % 100}", "rule": "bench"}  # fmt: skip
+    return Notification(f"bench-{n}", "bench", "bench", key, facts, observed_at=time.time())
 
 
 def wait_for_all(sink: TimedSink, timeout: float) -> None:

@@ -3,10 +3,10 @@
 Run: ``.venv/bin/python -m bench.notification_bench`` (about 20 seconds).
 Each row measures ours and a baseline in the same run, CPU time per item:
 
-* ``render``: a Pod transition's webhook message from the built-in
-  template. Ours: bare ``{{ name }}`` leaves are dict lookups and no Slack
-  blocks are rendered for a webhook. Baseline: every part, every leaf
-  through Jinja (how messages were rendered before).
+* ``render``: a Pod transition's webhook body. Ours: the rules' facts and
+  the ``kube-notifier/v1`` payload the webhook receiver builds from them.
+  Baseline: the same body as a template, every leaf through Jinja (how
+  the rules rendered it before receivers rendered their own).
 * ``post``: one POST of a 1.5 KB body to a local receiver (its own process)
   over a kept-alive connection, back to back. Ours: ``sinks.transport``
   (libcurl through pycurl, with the deadline, proxy and TLS settings).
@@ -21,7 +21,7 @@ Each row measures ours and a baseline in the same run, CPU time per item:
   version 1 table (WITHOUT ROWID, INSERT OR REPLACE) and a commit per write.
 
 Then each receiver's CPU per notification (``bench.receiver_costs``): its body
-rendered from the facts (or the rule's forms), encoded and sent to a local server.
+rendered from the facts, encoded and sent to a local server.
 
 Loops are bounded by a count and a time budget. Results go to stdout and
 ``bench/results/notification.json``.
@@ -47,13 +47,11 @@ import urllib3
 from bench.delivery_bench import receiver
 from bench.receiver_costs import receiver_rows
 from bench.rules_bench import crashloop_in
-from notifier.notifications import MessageForm
-from notifier.rules.facts import single_context
-from notifier.rules.library import Role, builtin_specs, builtin_template
+from notifier.rules.facts import plain_facts, single_context
 from notifier.sinks.transport import Transport
+from notifier.sinks.webhook.payload import payload_of
 from notifier.state.schema import migrate
 from notifier.templating.environment import make_environment
-from notifier.templating.rendering import render_message
 
 MAX_ITERATIONS = 5_000
 TIME_BUDGET_SECONDS = 3.0
@@ -94,15 +92,30 @@ def jinja_everywhere(spec: Any) -> Callable[[dict[str, Any]], Any]:
     return lambda context: spec
 
 
+# The v1 body as the rules' built-in template wrote it (a string of one ``{{ name }}`` each).
+_OBJECT = ("kind", "namespace", "name", "uid", "resource_version", "labels")
+_TRANSITION = ("old_states", "new_states", "entered", "left", "signals")
+_FIELDS = ("cluster", "rule", "severity", "summary", "event", "origin", "reason", "message",
+           "container", "restart_count", "owner", "age_seconds", "changes", "observed_at",
+           "final_state_unknown", "status", "fingerprint")  # fmt: skip
+V1_TEMPLATE = {
+    "schema": "kube-notifier/v1",
+    "type": "transition",
+    **{name: f"{{{{ {name} }}}}" for name in _FIELDS},
+    "object": {name: f"{{{{ {name} }}}}" for name in _OBJECT},
+    "transition": {
+        "text": "{{ transition }}",
+        **{name: f"{{{{ {name} }}}}" for name in _TRANSITION},
+    },
+}
+
+
 def render_row() -> dict[str, float]:
     context = single_context(crashloop_in("shop"), cluster="c", rule="r", owner=("Deployment", "w"))
-    template = builtin_template(Role.SINGLE)
-    spec = builtin_specs()["default"]
-    old_text, old_blocks = jinja_everywhere(spec.text), jinja_everywhere(spec.blocks)
-    old_payload = jinja_everywhere(spec.payload)
-    forms: frozenset[MessageForm] = frozenset({"text", "payload"})  # what a webhook sends
-    ours = cpu_per_call(lambda: render_message(template, template, context, forms))
-    before = cpu_per_call(lambda: (old_text(context), old_blocks(context), old_payload(context)))
+    context["fingerprint"] = "f"
+    old_payload = jinja_everywhere(V1_TEMPLATE)
+    ours = cpu_per_call(lambda: payload_of(plain_facts(context)))
+    before = cpu_per_call(lambda: old_payload(context))
     return {"ours": ours, "baseline": before}
 
 

@@ -68,8 +68,8 @@ def _add_rules_test(commands: Commands) -> None:
     test.add_argument(
         "--namespace-labels", default=None, help="labels of the object's namespace: k=v,k2=v2"
     )
-    test.add_argument("--payload", action="store_true", help="print the webhook payloads too")
-    test.add_argument("--blocks", action="store_true", help="print the Slack blocks too")
+    test.add_argument("--payload", action="store_true", help="the sinks' bodies, as --explain")
+    test.add_argument("--blocks", action="store_true", help="the sinks' bodies, as --explain")
     test.add_argument("--silences", type=Path, help="silences.json, or its ConfigMap as YAML")
     test.add_argument(
         "--silences-config-map", metavar="NAMESPACE/NAME", help="read the silences from here"

@@ -7,8 +7,10 @@ with its location (exit 1), or a one-line summary and any warnings (exit 0).
 two versions of an object (``kubectl get -o yaml`` output; leave one out
 for an add or a delete), evaluates the rules and prints the transition,
 the rules that matched, with ``--explain`` why each other rule did not,
-and the rendered messages. Noise control is left out: each matched rule's
-message is shown as if it were sent alone.
+and what each matched rule would tell (the facts' headline and details);
+with ``--explain`` (or ``--payload``/``--blocks``, its older spellings) the
+body each of its sinks would send. Noise control is left out: each matched
+rule's message is shown as if it were sent alone.
 
 Their flags are in ``cli_commands.py``, whose handlers import this module
 only when a ``rules`` command runs.
@@ -17,12 +19,11 @@ only when a ``rules`` command runs.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import msgspec
 import yaml
@@ -42,6 +43,7 @@ from notifier.rules.probing import EvalContext, default_owner_of, safely
 from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
 from notifier.rules.silences import Silence
+from notifier.sinks import lines
 from notifier.sinks.building import sink_problems
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
@@ -66,7 +68,7 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
     enabled = sum(1 for sink in config.sinks if sink.enabled)
     print(
         f"{args.file}: OK: {len(config.rules)} rules, {len(config.sinks)} sinks "
-        f"({enabled} enabled), {len(config.templates)} templates",
+        f"({enabled} enabled)",
         file=out,
     )
     for warning in loaded.warnings:
@@ -180,14 +182,12 @@ def _report(
     if args.explain:
         _print_explanation(ruleset, transition, context, out)
     owner = safely(default_owner_of, transition.obj)
-    if args.explain:
+    if args.explain or args.payload or args.blocks:
         print_bodies(loaded, transition, evaluation, owner, resolved=args.resolved, out=out)
-    for rule, message in preview(ruleset, transition, evaluation, owner):
+    for rule, facts in preview(ruleset, transition, evaluation, owner):
         grouped = f" (grouped by {', '.join(rule.noise.group_by)})" if rule.noise.grouped else ""
         print(f"\n--- message of rule {rule.name} -> {', '.join(rule.sinks)}{grouped}", file=out)
-        print(message.text, file=out)
-        _print_json("blocks", list(message.blocks), args.blocks, out)
-        _print_json("payload", message.payload, args.payload, out)
+        print("\n".join([lines.headline(facts), *lines.detail_lines(facts)]), file=out)
 
 
 def _print_transition(transition: Transition, out: TextIO) -> None:
@@ -233,11 +233,6 @@ def _print_explanation(
         detail = f": {verdict.detail}" if verdict.detail else ""
         marker = "+" if verdict.outcome is Outcome.MATCHED else "-"
         print(f"  {marker} {verdict.rule.name} [{verdict.outcome}]{detail}", file=out)
-
-
-def _print_json(label: str, value: Any, wanted: bool, out: TextIO) -> None:
-    if wanted:
-        print(f"{label}: {json.dumps(value, indent=2, sort_keys=True)}", file=out)
 
 
 if __name__ == "__main__":

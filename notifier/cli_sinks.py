@@ -16,7 +16,7 @@ import uuid
 from typing import TextIO
 
 from notifier.config import ConfigError, read_config
-from notifier.notifications import Message, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Receiver, SendError
 from notifier.sinks.building import build_sink
 from notifier.sinks.secrets import SinkBuildError
@@ -76,7 +76,7 @@ def _print_answer(out: TextIO) -> None:
 
 
 def test_notification(sink: str, cluster: str) -> Notification:
-    """A notification that says it is a test, in every form a sink may send."""
+    """A notification that says it is a test: facts every receiver renders its body from."""
     where = f"[{cluster}] " if cluster else ""
     summary = f"{where}kube-notifier test of sink {sink}: if you read this, it works"
     now = time.time()
@@ -90,9 +90,7 @@ def test_notification(sink: str, cluster: str) -> Notification:
         "observed_at": observed, "fired_at": observed, "fingerprint": fingerprint,
         "rule_labels": {}, "send_resolved": False, "told_states": [],
     }  # fmt: skip
-    payload = {"schema": "kube-notifier/v1", "type": "test", "summary": summary, "sink": sink}
     return Notification(
         id=f"test-{uuid.uuid4().hex}", sink=sink, rule=TEST_RULE,
         ordering_key=f"test/{sink}", observed_at=now, fingerprint=fingerprint, facts=facts,
-        message=Message(text=summary, payload={**payload, "cluster": cluster}),
     )  # fmt: skip

@@ -3,24 +3,22 @@
 Glossary: a *notification* is one message for one sink, produced when a
 rule (or a group digest) matched. A *delivery* is one attempt to send it.
 
-It carries what happened, neutrally: ``facts`` (the variables templates see,
-plain values only: the transition, states, severity, fingerprint, ``status``
-firing or resolved, a digest's ``members``; ``context`` once enriched) for
-receivers that render their own body (``notifier.sinks``), and ``message``,
-the rule's own template rendered in the forms the rule's other sinks take
-(text for the console, Slack blocks, the webhook payload).
+It carries what happened, neutrally: ``facts``, the variables a receiver's
+template sees, plain values only (the transition, states, severity,
+fingerprint, ``status`` firing or resolved, a digest's ``members``;
+``context`` once enriched). Every receiver renders its own body from them
+(``notifier.sinks``): nothing here is any receiver's format.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
-# "facts": the sink renders its own body from the notification's facts.
-MessageForm = Literal["text", "blocks", "payload", "facts"]
+import msgspec
+
 ContextPart = Literal["logs", "events", "owners"]
 CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners")
-ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload", "facts"})
 Facts = dict[str, Any]  # template variables as plain values (no objects): JSON all through
 # What facts may hold: the rules' template variables for one transition and for a digest
 # (rules/facts.py, checked by a test), without the objects; what the rules add for
@@ -38,15 +36,6 @@ FACT_NAMES = frozenset(
         "active_for",
     }
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class Message:
-    """A rendered message, in the forms the sinks need."""
-
-    text: str  # plain text: Slack's fallback, the console line
-    blocks: tuple[dict[str, Any], ...] = ()  # Slack Block Kit
-    payload: dict[str, Any] = field(default_factory=dict)  # the webhook JSON body
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,17 +66,38 @@ class Notification:
     sink: str  # the sink's configured name
     rule: str  # the rule (or group) that produced it
     ordering_key: str  # "Kind/namespace/name": order is kept per (sink, ordering_key)
-    message: Message
+    facts: Facts  # what happened, for the receiver to render its body from
     observed_at: float  # time.time() when the change was observed
     catch_up: bool = False  # produced by comparing with state from before a restart
-    thread_key: str | None = None  # Slack threading: same key, same thread
+    thread_key: str | None = None  # a rule's ``thread_by``: same key, same thread
     resolves: bool = False  # the end of what was told (send_resolved)
     correlation_id: str = ""  # the transition's, so logs tie match and delivery together
     context: ContextRequest | None = None  # context to attach before sending (``enrich:``)
     fingerprint: str = ""  # rule + object: the same in a firing and its resolution
     closes_thread: bool = False  # a resolution that replaces its thread's first message
-    facts: Facts | None = None  # for sinks that render their own body (the "facts" form)
 
     @property
     def status(self) -> Literal["firing", "resolved"]:
         return "resolved" if self.resolves else "firing"
+
+
+_decoder = msgspec.json.Decoder(Notification)
+
+
+def decoded(body: bytes) -> Notification:
+    """A notification from its JSON (the outbox, the dead letters), written by any version.
+
+    One written before every notification carried facts has ``facts`` null and the
+    text the rules rendered (``message.text``): that text becomes its facts' summary.
+    Raises ``msgspec.DecodeError`` when the body is no notification.
+    """
+    try:
+        return _decoder.decode(body)
+    except msgspec.ValidationError:
+        written = msgspec.json.decode(body)
+        if not isinstance(written, dict) or written.get("facts") is not None:
+            raise
+    message = written.pop("message", None)
+    text = message.get("text", "") if isinstance(message, dict) else ""
+    written["facts"] = {"summary": str(text), "rule": str(written.get("rule", ""))}
+    return _decoder.decode(msgspec.json.encode(written))

@@ -41,7 +41,7 @@ RANDOM_SEGMENT = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9_-]{24,}$")
 
 def secret_warnings(document: Document, source: str) -> list[ConfigIssue]:
     data = document.data if isinstance(document.data, dict) else {}
-    found = [*_sink_secrets(data.get("sinks")), *_template_secrets(data.get("templates"))]
+    found = [*_sink_secrets(data.get("sinks")), *_template_secrets(data.get("sinks"))]
     return [
         _warning(document, source, path, why)
         for path, why in found
@@ -82,10 +82,12 @@ def _secret_in_url(url: str) -> str | None:
     return None
 
 
-def _template_secrets(templates: Any) -> Iterator[tuple[KeyPath, str]]:
-    for name, template in templates.items() if isinstance(templates, dict) else ():
+def _template_secrets(sinks: Any) -> Iterator[tuple[KeyPath, str]]:
+    """Secrets written into a sink's template (a webhook's ``payload``)."""
+    for index, sink in enumerate(sinks if isinstance(sinks, list) else []):
+        template = sink.get("template") if isinstance(sink, dict) else None
         payload = template.get("payload") if isinstance(template, dict) else None
-        yield from _payload_secrets(payload, ("templates", name, "payload"))
+        yield from _payload_secrets(payload, ("sinks", index, "template", "payload"))
 
 
 def _payload_secrets(value: Any, path: KeyPath) -> Iterator[tuple[KeyPath, str]]:

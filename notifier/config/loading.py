@@ -223,7 +223,6 @@ def _source_of(config: Config, kinds: Kinds) -> RulesSource:
         templates=config.templates,
         mute_windows=config.mute_windows,
         sinks=config.sink_states(),
-        sink_forms=config.sink_forms(),
         cluster_name=config.cluster_name,
         inhibit_rules=config.inhibit_rules,
         kinds=kinds,

@@ -21,7 +21,7 @@ from notifier.config.model import WatchConfig
 from notifier.kinds.config import ResourceSpec
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource
-from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec, TemplateSpec
+from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec
 from notifier.rules.errors import KeyPath
 
 
@@ -54,7 +54,7 @@ def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> Pa
             if i not in invalid_rules and (rule := _valid(RuleSpec, item)) is not None
         ],
         defaults=defaults,
-        templates=_named(data.get("templates"), TemplateSpec, TemplateSpec()),
+        templates=data["templates"] if isinstance(data.get("templates"), dict) else {},
         mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),
         sinks=_sink_names(data.get("sinks")),
         cluster_name=str(data.get("cluster_name", "")),

@@ -1,4 +1,5 @@
-"""Delivery metrics, labelled by ``integration`` (slack, webhook, console) and ``sink``.
+"""Delivery metrics, labelled by ``integration`` (the receiver's type, one of
+``sinks.building.BUILDERS``) and ``sink``.
 
 Sink names come from the config, so labels stay bounded; ``reason`` labels
 are ``SendError`` reasons (bounded by contract) or ``max_attempts`` /

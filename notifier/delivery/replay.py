@@ -19,13 +19,11 @@ from typing import TextIO
 import msgspec
 
 from notifier.config.model import Config
-from notifier.notifications import Notification
+from notifier.notifications import Notification, decoded
 from notifier.sinks.base import SendError, Sink
 from notifier.sinks.building import build_sink
 from notifier.sinks.thread_roots import MemoryThreads
 from notifier.state.dead_letters import DeadLetter, DeadLetterFile
-
-_decoder = msgspec.json.Decoder(Notification)
 
 
 def replay_letters(
@@ -81,7 +79,7 @@ class Replay:
         if self._dry_run:
             self.sent += 1
             print(
-                f"#{letter.id} would send to {letter.sink}: {note.message.text[:80]}",
+                f"#{letter.id} would send to {letter.sink}: {note.facts.get('summary', '')!s:.80}",
                 file=self._out,
             )
             return
@@ -128,6 +126,6 @@ class Replay:
 
 def _decoded(letter: DeadLetter) -> Notification | None:
     try:
-        return _decoder.decode(letter.body)
+        return decoded(letter.body)
     except msgspec.DecodeError:
         return None

@@ -22,7 +22,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 
-from notifier.enrichment.attaching import context_fields, with_context
+from notifier.enrichment.attaching import with_context
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.context import Context
 from notifier.enrichment.fetching import ContextFetcher
@@ -75,15 +75,11 @@ class Enricher:
             self._start_locked(request)
 
     def enriched(self, notification: Notification) -> Notification:
-        """``notification`` with its context in every form of its message."""
+        """``notification`` with its context in its facts (``context``), for its receiver."""
         if notification.context is None:
             return notification
-        context = self.context_for(notification.context)
-        message = with_context(notification.message, context)
-        facts = notification.facts
-        if facts is not None and context:
-            facts = {**facts, "context": context_fields(context)}
-        return dataclasses.replace(notification, message=message, context=None, facts=facts)
+        facts = with_context(notification.facts, self.context_for(notification.context))
+        return dataclasses.replace(notification, context=None, facts=facts)
 
     def context_for(self, request: ContextRequest) -> Context:
         """The context, or what is known of why there is none; waits until the deadline."""

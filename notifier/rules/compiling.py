@@ -1,8 +1,9 @@
 """From rule settings to a ``Ruleset``: every check that needs the whole file.
 
-``compile_ruleset`` resolves sink, template and mute-window names, checks
+``compile_ruleset`` resolves sink and mute-window names, checks
 ``from``/``to`` words against the vocabulary of the rule's kinds, compiles
-patterns, selectors and templates, and merges each rule's noise settings
+patterns and selectors, refuses the template keys rules no longer take
+(``moved_templates``), and merges each rule's noise settings
 with the defaults. It reports every problem at once (``RulesError``, each
 problem with its key path) and is otherwise pure.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from notifier.kinds.registry import KINDS, Kinds
-from notifier.notifications import ALL_FORMS, MessageForm
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.config import (
@@ -23,18 +24,16 @@ from notifier.rules.config import (
     MatchSpec,
     MuteIntervalSpec,
     RuleSpec,
-    TemplateSpec,
     as_timestamp,
 )
 from notifier.rules.errors import KeyPath, RuleProblems
 from notifier.rules.inhibition_compiling import compile_inhibition
-from notifier.rules.library import Role, TemplateLibrary
 from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
+from notifier.rules.moved_templates import refuse_moved_templates
 from notifier.rules.muting import MuteWindow, compile_window
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.predicates import MatchCompiler
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.templating.compiling import CompiledTemplate
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})
@@ -46,11 +45,9 @@ class RulesSource:
 
     rules: Sequence[tuple[int, RuleSpec]]  # (position under ``rules:``, rule)
     defaults: DefaultsSpec = field(default_factory=DefaultsSpec)
-    templates: Mapping[str, TemplateSpec] = field(default_factory=dict)
+    templates: Mapping[str, Any] = field(default_factory=dict)  # refused: moved_templates.py
     mute_windows: Mapping[str, Sequence[MuteIntervalSpec]] = field(default_factory=dict)
     sinks: Mapping[str, bool] = field(default_factory=dict)  # name -> enabled
-    # name -> the message forms it sends; a sink not here is sent every form
-    sink_forms: Mapping[str, frozenset[MessageForm]] = field(default_factory=dict)
     cluster_name: str = ""
     inhibit_rules: Sequence[InhibitSpec] = ()
     kinds: Kinds = KINDS  # the built-in kinds and the config's custom resources
@@ -89,10 +86,8 @@ class _Compiler:
         self._source = source
         self._defaults = source.defaults
         self._problems = problems
-        self._templates = TemplateLibrary(source.templates, problems)
         self._windows = {n: compile_window(n, s) for n, s in source.mute_windows.items()}
         self._first_position: dict[str, int] = {}
-        self._used_templates: set[str] = set()
         self._check_sinks(self._defaults.sinks, ("defaults", "sinks"))
 
     def rule(self, position: int, spec: RuleSpec) -> CompiledRule | None:
@@ -101,10 +96,6 @@ class _Compiler:
         before = len(self._problems.items)
         matcher, kinds, namespaces = self._match(spec, path)
         sinks = self._rule_sinks(spec, path)
-        template = self._template(spec.template, self._defaults.template, path, Role.SINGLE)
-        digest = self._template(
-            spec.digest_template, self._defaults.digest_template, path, Role.DIGEST
-        )
         mutes = self._mutes(spec.mute, (*path, "mute"))
         if spec.match.hold_for is not None and spec.action is Action.DROP:
             self._problems.add((*path, "match", "for"), "a drop rule cannot wait: remove 'for'")
@@ -117,7 +108,7 @@ class _Compiler:
         if spec.thread_by == "group" and not noise.grouped:
             message = "thread_by: group needs group_by (on the rule or in defaults)"
             self._problems.add((*path, "thread_by"), message)
-        if len(self._problems.items) > before or template is None or digest is None:
+        if len(self._problems.items) > before:
             return None
         return CompiledRule(
             name=spec.name,
@@ -127,9 +118,6 @@ class _Compiler:
             kinds=kinds,
             namespaces=namespaces,
             sinks=sinks,
-            forms=self._forms(sinks),
-            template=template,
-            digest_template=digest,
             noise=noise,
             continue_matching=spec.continue_matching,
             until=as_timestamp(spec.until),
@@ -152,13 +140,6 @@ class _Compiler:
         defaults = self._defaults
         if not defaults.sinks:
             return None
-        where: KeyPath = ("defaults",)
-        template = self._templates.named(defaults.template, (*where, "template"), Role.SINGLE)
-        digest = self._templates.named(
-            defaults.digest_template, (*where, "digest_template"), Role.DIGEST
-        )
-        if template is None or digest is None:
-            return None
         predicates = (NotOptedOut(defaults.opt_out_annotation), OriginIn(default_origins(defaults)))
         return CompiledRule(
             name=DEFAULT_ROUTE,
@@ -168,16 +149,14 @@ class _Compiler:
             kinds=self._source.kinds.all,
             namespaces=None,
             sinks=self._enabled(defaults.sinks),
-            forms=self._forms(self._enabled(defaults.sinks)),
-            template=template,
-            digest_template=digest,
             noise=self._noise(RuleSpec(name=DEFAULT_ROUTE)),
             is_default_route=True,
             description="transitions no rule matched",
         )
 
     def finish(self) -> None:
-        self._templates.check_unused(self._used_templates)
+        source = self._source
+        refuse_moved_templates(source.templates, source.defaults, source.rules, self._problems)
 
     def _check_name(self, name: str, position: int) -> None:
         if name == DEFAULT_ROUTE:
@@ -231,21 +210,6 @@ class _Compiler:
 
     def _enabled(self, names: Sequence[str]) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for name in names if self._source.sinks.get(name)))
-
-    def _forms(self, sinks: Sequence[str]) -> frozenset[MessageForm]:
-        known = self._source.sink_forms
-        return frozenset(form for name in sinks for form in known.get(name, ALL_FORMS))
-
-    def _template(
-        self, ref: str | TemplateSpec | None, default: str, path: KeyPath, role: Role
-    ) -> CompiledTemplate | None:
-        key = "template" if role is Role.SINGLE else "digest_template"
-        if isinstance(ref, TemplateSpec):
-            return self._templates.inline(ref, (*path, key), role)
-        name = ref or default
-        self._used_templates.add(name)
-        where = (*path, key) if ref else ("defaults", key)
-        return self._templates.named(name, where, role)
 
     def _mutes(self, names: Sequence[str], path: KeyPath) -> tuple[MuteWindow, ...]:
         defined = ", ".join(sorted(self._windows)) or "none"

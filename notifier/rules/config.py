@@ -1,5 +1,5 @@
-"""Rule settings as they appear in the config file: ``rules:``, ``defaults:``,
-``templates:`` and ``mute_windows:``.
+"""Rule settings as they appear in the config file: ``rules:``, ``defaults:``
+and ``mute_windows:``.
 
 These models check shape and syntax only (types, unknown keys, durations,
 times, time zones). Everything that needs the rest of the file (sink names,
@@ -38,19 +38,6 @@ class _Spec(BaseModel):
 class Action(StrEnum):
     NOTIFY = "notify"
     DROP = "drop"
-
-
-class TemplateSpec(_Spec):
-    """One message in up to three forms; a missing form falls back to the default template's.
-
-    ``text`` is a Jinja template. ``blocks`` and ``payload`` are YAML structures
-    whose strings are templates; a string that is exactly one ``{{ expression }}``
-    yields the expression's value itself (a list, a number), not its text.
-    """
-
-    text: str | None = None
-    blocks: list[Any] | None = None
-    payload: dict[str, Any] | None = None
 
 
 class OwnerSpec(_Spec):
@@ -116,8 +103,9 @@ class RuleSpec(_Spec):
     until: AwareDatetime | None = None
     sinks: list[str] = []
     continue_matching: bool = Field(default=False, alias="continue")
-    template: str | TemplateSpec | None = None
-    digest_template: str | TemplateSpec | None = None
+    # Refused at compile (rules/moved_templates.py): each sink renders its own message now.
+    template: Any = None
+    digest_template: Any = None
     honor_opt_out: bool = True
     mute: list[str] = []
     dedup_window: Duration | None = None
@@ -199,8 +187,8 @@ class DefaultsSpec(_Spec):
     digest_max_items: int = Field(default=20, ge=1, le=500)
     notify_on_initial_list: bool = False
     opt_out_annotation: str = "kube-notifier.io/ignore"
-    template: str = "default"
-    digest_template: str = "digest"
+    template: Any = None  # refused, as a rule's: rules/moved_templates.py
+    digest_template: Any = None
 
     @field_validator("group_by")
     @classmethod

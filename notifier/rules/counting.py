@@ -1,4 +1,4 @@
-"""Counting what the rules made of a transition and what they rendered (``rules.metrics``)."""
+"""Counting what the rules made of a transition and the messages they made (``rules.metrics``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,5 @@ def count_evaluation(evaluation: Evaluation) -> None:
         metrics.EVALUATED["unmatched"].inc()
 
 
-def count_render(failed: list[str], form: str) -> None:
-    for part in failed:
-        metrics.RENDER_FAILURES.labels(part=part).inc()
+def count_message(form: str) -> None:
     metrics.NOTIFICATIONS.labels(form=form).inc()

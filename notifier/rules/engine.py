@@ -29,14 +29,13 @@ from typing import Any
 from notifier.notifications import Notification
 from notifier.origin import Origin
 from notifier.rules import metrics
-from notifier.rules.counting import count_evaluation, count_render
+from notifier.rules.counting import count_evaluation, count_message
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import held_context, resolution_context, single_context
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
-from notifier.rules.library import Role, builtin_template
 from notifier.rules.matched import Matched, render_digest, rule_context
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.neutral_facts import neutral_facts
@@ -59,7 +58,6 @@ from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
 from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, groups_of, pending_page
-from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 Clock = Callable[[], float]
@@ -144,14 +142,12 @@ class RulesEngine:
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
         context = resolution_context(rule_context(base, rule.name, transition), firing.states)
-        single = builtin_template(Role.SINGLE)
-        message, failed = render_message(rule.template, single, context, rule.forms)
-        count_render(failed, "resolved")
+        count_message("resolved")
         sinks = tuple(dict.fromkeys((*rule.sinks, *firing.escalated)))
         facts = neutral_facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
-            rule.name, sinks, transition, message, now, status="resolved",
-            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object, facts=facts,
+            rule.name, sinks, transition, facts, now, status="resolved",
+            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
         )  # fmt: skip
 
     def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
@@ -292,15 +288,13 @@ class RulesEngine:
             self._remember(release, now)
             return render_digest(release, now)
         item = release.items[0]
-        single = builtin_template(Role.SINGLE)
-        message, failed = render_message(item.rule.template, single, item.context, item.rule.forms)
-        count_render(failed, "single")
+        count_message("single")
         self._remember(release, now)
         context = context_request(item.rule.enrich, item.transition)
+        facts = neutral_facts(item.rule, item.context, transition=item.transition)
         return for_transition(
-            item.rule.name, item.rule.sinks, item.transition, message, now,
+            item.rule.name, item.rule.sinks, item.transition, facts, now,
             thread_key=thread_for(item.rule, item.context), context=context,
-            facts=neutral_facts(item.rule, item.context, transition=item.transition),
         )  # fmt: skip
 
     def _remember(self, release: Release[Matched], now: float) -> None:

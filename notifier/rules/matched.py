@@ -1,5 +1,5 @@
 """A matched transition on its way through noise control, and the digest a release of several
-becomes (the engine's; ``rules/previewing.py`` renders single messages the same way)."""
+becomes: one notification per sink, its facts the digest's."""
 
 from __future__ import annotations
 
@@ -7,15 +7,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from notifier.notifications import Notification
-from notifier.rules.counting import count_render
+from notifier.rules.counting import count_message
 from notifier.rules.facts import digest_context
 from notifier.rules.group_keys import thread_for
-from notifier.rules.library import Role, builtin_template
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Release
 from notifier.rules.notifying import fingerprint, for_digest
 from notifier.rules.ruleset import CompiledRule
-from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 
@@ -41,16 +39,13 @@ def render_digest(release: Release[Matched], now: float) -> list[Notification]:
         rule=rule.name,
         group=release.group or (),
     )
-    digest = builtin_template(Role.DIGEST)
-    message, failed = render_message(rule.digest_template, digest, context, rule.forms)
-    count_render(failed, "digest")
+    count_message("digest")
     return for_digest(
         rule.name,
         rule.sinks,
         members=[item.transition for item in release.items],
         group_text=context["group_text"],
-        message=message,
+        facts=neutral_facts(rule, context),
         now=now,
         thread_key=thread_for(rule, release.items[0].context),
-        facts=neutral_facts(rule, context),
     )

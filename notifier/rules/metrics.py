@@ -42,13 +42,8 @@ EVALUATIONS = Counter(
 )
 NOTIFICATIONS = Counter(
     "kube_notifier_rules_messages_total",
-    "Messages rendered by the rules (each sent to every sink of its rule), by form.",
+    "Messages the rules made (each sent to every sink of its rule), by form.",
     ["form"],
-)
-RENDER_FAILURES = Counter(
-    "kube_notifier_rules_render_failures_total",
-    "Template parts that failed to render and fell back to the built-in template.",
-    ["part"],
 )
 PENDING_TIMERS = Gauge(
     "kube_notifier_rules_pending_timers",
@@ -73,8 +68,6 @@ SUPPRESSED_BY = {reason: SUPPRESSED.labels(reason=reason.value) for reason in Su
 EVALUATED = {outcome: EVALUATIONS.labels(outcome=outcome) for outcome in _OUTCOMES}
 for _form in ("single", "digest"):
     NOTIFICATIONS.labels(form=_form)
-for _part in ("text", "blocks", "payload"):
-    RENDER_FAILURES.labels(part=_part)
 
 
 def count_suppressed(reason: SuppressReason, amount: int = 1) -> None:

@@ -1,4 +1,4 @@
-"""The neutral facts a notification carries for receivers that render their own body."""
+"""The neutral facts a notification carries: what every receiver renders its body from."""
 
 from __future__ import annotations
 
@@ -15,10 +15,8 @@ def neutral_facts(
     context: dict[str, Any],
     fired_at: float = 0.0,
     transition: Transition | None = None,
-) -> Facts | None:
-    """The neutral facts, for rules with a sink that renders its own body."""
-    if "facts" not in rule.forms:
-        return None
+) -> Facts:
+    """The neutral facts every receiver renders its body from."""
     told: frozenset[str] = frozenset(context.get("resolved_states", ()))
     if transition is not None:  # a firing: what send_resolved remembers (resolving.py)
         told = frozenset(transition.reached & transition.new_states)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from notifier.notifications import ContextRequest, Facts, Message, Notification
+from notifier.notifications import ContextRequest, Facts, Notification
 from notifier.origin import Origin
 from notifier.transitions.model import Transition
 
@@ -48,14 +48,13 @@ def for_transition(
     rule: str,
     sinks: Sequence[str],
     transition: Transition,
-    message: Message,
+    facts: Facts,
     now: float,
     *,
     status: str = "firing",
     thread_key: str | None = None,
     context: ContextRequest | None = None,
     closes_thread: bool = False,
-    facts: Facts | None = None,
 ) -> list[Notification]:
     version = transition.obj.metadata.resource_version
     identity, order = object_identity(transition), ordering_key(transition)
@@ -65,7 +64,7 @@ def for_transition(
             sink=sink,
             rule=rule,
             ordering_key=order,
-            message=message,
+            facts=facts,
             observed_at=transition.observed_at or now,
             catch_up=transition.origin is Origin.CATCH_UP,
             correlation_id=transition.correlation_id,
@@ -74,7 +73,6 @@ def for_transition(
             context=context,
             fingerprint=fingerprint(rule, transition),
             closes_thread=closes_thread and status == "resolved",
-            facts=facts,
         )
         for sink in sinks
     ]
@@ -86,10 +84,9 @@ def for_digest(
     *,
     members: Sequence[Transition],
     group_text: str,
-    message: Message,
+    facts: Facts,
     now: float,
     thread_key: str | None = None,
-    facts: Facts | None = None,
 ) -> list[Notification]:
     member_ids = sorted(f"{object_identity(t)}@{t.obj.metadata.resource_version}" for t in members)
     observed = min((t.observed_at for t in members if t.observed_at), default=now)
@@ -100,11 +97,10 @@ def for_digest(
             sink=sink,
             rule=rule,
             ordering_key=f"digest/{rule}/{group_text}",
-            message=message,
+            facts=facts,
             observed_at=observed,
             catch_up=catch_up,
             thread_key=thread_key,
-            facts=facts,
         )
         for sink in sinks
     ]

@@ -1,27 +1,24 @@
-"""What ``rules test`` shows: the message each matched rule would render alone, and what
-it would hand each of its sinks (``--explain``)."""
+"""What ``rules test`` shows: the facts each matched rule would tell alone, and what it would
+hand each of its sinks (``--explain``), for them to render their bodies from."""
 
 from __future__ import annotations
 
-from notifier.notifications import Message, Notification
+from notifier.notifications import Facts, Notification
 from notifier.rules.facts import resolution_context, single_context
 from notifier.rules.group_keys import thread_for
-from notifier.rules.library import Role, builtin_template
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.notifying import fingerprint, for_transition
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
-from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 
 def preview(
     ruleset: Ruleset, transition: Transition, evaluation: Evaluation, owner: tuple[str, str] | None
-) -> list[tuple[CompiledRule, Message]]:
-    """The message each matched rule would render alone, noise control aside (``rules test``)."""
+) -> list[tuple[CompiledRule, Facts]]:
+    """The facts each matched rule would tell alone, noise control aside (``rules test``)."""
     base = single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
-    single = builtin_template(Role.SINGLE)
     return [
-        (rule, render_message(rule.template, single, {**base, "rule": rule.name})[0])
+        (rule, neutral_facts(rule, {**base, "rule": rule.name}, transition=transition))
         for rule in evaluation.routes
     ]
 
@@ -44,10 +41,9 @@ def preview_notifications(
     if resolved:
         told = frozenset(transition.reached & transition.new_states)
         context = resolution_context(context, told & rule.to if rule.to else told)
-    message, _ = render_message(rule.template, builtin_template(Role.SINGLE), context, rule.forms)
+    facts = neutral_facts(rule, context, fired_at, None if resolved else transition)
     return for_transition(
-        rule.name, rule.sinks, transition, message, transition.observed_at,
+        rule.name, rule.sinks, transition, facts, transition.observed_at,
         status="resolved" if resolved else "firing", thread_key=thread_for(rule, context),
         closes_thread=rule.thread_by_object,
-        facts=neutral_facts(rule, context, fired_at, None if resolved else transition),
     )  # fmt: skip

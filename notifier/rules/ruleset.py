@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from notifier.notifications import ContextPart, MessageForm
+from notifier.notifications import ContextPart
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.config import Action
@@ -35,7 +35,6 @@ from notifier.rules.metrics import SuppressReason
 from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.probing import EvalContext, Probe
-from notifier.templating.compiling import CompiledTemplate
 from notifier.transitions.model import Transition
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
@@ -50,9 +49,6 @@ class CompiledRule:
     kinds: frozenset[Kind]
     namespaces: frozenset[str] | None  # exact names it is indexed by; None: any
     sinks: tuple[str, ...]  # enabled sinks only: a disabled sink receives nothing
-    forms: frozenset[MessageForm]  # what its sinks send: the parts of a message rendered
-    template: CompiledTemplate
-    digest_template: CompiledTemplate
     noise: NoisePolicy
     continue_matching: bool = False
     until: float | None = None

@@ -6,16 +6,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from notifier.notifications import Notification
-from notifier.rules.counting import count_render
+from notifier.rules.counting import count_message
 from notifier.rules.facts import ordered
 from notifier.rules.flapping import Flap
 from notifier.rules.group_keys import thread_for
-from notifier.rules.library import Role, builtin_template
+from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.notifying import fingerprint, for_transition
 from notifier.rules.ruleset import CompiledRule, Ruleset
 from notifier.rules.timing import Timer
 from notifier.templating.environment import format_duration
-from notifier.templating.rendering import render_message
 from notifier.transitions.model import Transition
 
 
@@ -59,12 +58,9 @@ def tell_flap(
         "summary": f"{prefix}{base['kind']} {base['key']}: {text}",
         "severity": "info" if over else base["severity"],
     }
-    message, failed = render_message(
-        rule.template, builtin_template(Role.SINGLE), context, rule.forms
-    )
-    count_render(failed, "resolved" if over else "single")
+    count_message("resolved" if over else "single")
     return for_transition(
-        rule.name, rule.sinks, flap.transition, message, now,
+        rule.name, rule.sinks, flap.transition, neutral_facts(rule, context), now,
         status="resolved" if over else "flapping", thread_key=thread_for(rule, context),
     )  # fmt: skip
 
@@ -78,11 +74,8 @@ def tell_again(
     escalation = timer.step > 0
     sinks = rule.escalate[timer.step - 1].sinks if escalation else rule.sinks
     variant = f"escalated-{timer.step}" if escalation else f"reminder-{timer.told}"
-    message, failed = render_message(
-        rule.template, builtin_template(Role.SINGLE), context, rule.forms
-    )
-    count_render(failed, "single")
+    count_message("single")
     return for_transition(
-        rule.name, sinks, timer.transition, message, now, status=variant,
+        rule.name, sinks, timer.transition, neutral_facts(rule, context), now, status=variant,
         thread_key=thread_for(rule, context),
     )  # fmt: skip

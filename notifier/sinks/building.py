@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
+from notifier.sinks import console
 from notifier.sinks.alertmanager import build_alertmanager
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
 from notifier.sinks.alertmanager.open_alerts import AlertStore, MemoryAlerts
@@ -28,10 +29,10 @@ from notifier.sinks.discord import DiscordSinkConfig, build_discord
 from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.googlechat import GoogleChatSinkConfig, build_googlechat
 from notifier.sinks.mattermost import MattermostSinkConfig, build_mattermost
-from notifier.sinks.message_template import MessageTemplateSpec, SinkMessageTemplate
 from notifier.sinks.msteams import TeamsSinkConfig, build_msteams
 from notifier.sinks.opsgenie import OpsgenieSinkConfig, build_opsgenie
 from notifier.sinks.pagerduty import PagerDutySinkConfig, build_pagerduty
+from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import (
     SinkBuildError,
     files_read,
@@ -42,6 +43,7 @@ from notifier.sinks.secrets import (
 from notifier.sinks.telegram import TelegramSinkConfig, build_telegram
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 from notifier.sinks.webhook import WebhookSink
+from notifier.sinks.webhook import payload as webhook_payload
 from notifier.sinks.webhook.bodies import CloudEventsIdentity
 from notifier.sinks.webhook.sink import WebhookTarget
 
@@ -67,7 +69,7 @@ def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> 
 def build_sink(
     config: SinkConfig, *, threads: ThreadStore, alerts: AlertStore | None = None
 ) -> Sink:
-    """The sink ``config`` describes; ``threads`` keeps Slack, email and Telegram thread roots,
+    """The sink ``config`` describes; ``threads`` keeps the roots of the receivers that thread,
     ``alerts`` what an Alertmanager sink still re-sends (in memory when not given)."""
     return BUILDERS[type(config)](config, threads, alerts or MemoryAlerts())
 
@@ -97,7 +99,7 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
     try:
         return WebhookSink(
             config.name, target, pool_size=config.delivery.concurrency,
-            template=_own_template(config.name, config.template),
+            template=ReceiverTemplate(config.name, webhook_payload.PARTS, config.template),
         )  # fmt: skip
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
@@ -121,6 +123,7 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
         IncomingWebhookPoster,
         Poster,
         SlackSink,
+        blocks,
     )
 
     poster: Poster
@@ -143,12 +146,13 @@ def _slack(config: SlackSinkConfig, threads: ThreadStore) -> Sink:
     scope = f"{config.name}@{config.channel or ''}"
     return SlackSink(
         config.name, poster, threads=threads if config.threads else None, thread_scope=scope,
-        template=_own_template(config.name, config.template),
+        template=ReceiverTemplate(config.name, blocks.PARTS, config.template),
     )  # fmt: skip
 
 
-def _own_template(sink: str, spec: MessageTemplateSpec | None) -> SinkMessageTemplate | None:
-    return None if spec is None else SinkMessageTemplate(sink, spec)
+def _console(config: ConsoleSinkConfig) -> ConsoleSink:
+    template = ReceiverTemplate(config.name, console.PARTS, config.template)
+    return ConsoleSink(config.name, max_lines=config.max_lines, template=template)
 
 
 def _resolved_url(sink: str, resolved: str | None, url: str) -> str | None:
@@ -179,7 +183,7 @@ def _checked_url(sink: str, field: str, url: str) -> str:
 Builder = Callable[[Any, ThreadStore, AlertStore], Sink]
 # Every type of sinks.config.SinkConfig, with how it is built (a test checks none is missing).
 BUILDERS: dict[type[Any], Builder] = {
-    ConsoleSinkConfig: lambda config, _, __: ConsoleSink(config.name, max_lines=config.max_lines),
+    ConsoleSinkConfig: lambda config, _, __: _console(config),
     WebhookSinkConfig: lambda config, _, __: _webhook(config),
     SlackSinkConfig: lambda config, threads, _: _slack(config, threads),
     AlertmanagerSinkConfig: lambda config, _, alerts: build_alertmanager(config, alerts),

@@ -1,37 +1,73 @@
 """What the one-POST receivers share: their config base, built-in text and how they are built.
 
-Their built-in template has two parts, ``title`` and ``text``, both plain
-text from the notification's facts; a sink's ``template:`` may replace
-either. A secret (a webhook URL, a routing key, a bot token) comes inline
-or from its ``*_file``, and never appears in what the sink says.
+Their message has two parts, ``title`` (the headline, ``[RESOLVED]`` first on
+a resolution) and ``text`` (details, a digest's members, the enriched context
+and a footer: ``lines``), both plain text from the notification's facts; a
+sink's ``template:`` may replace either. A secret (a webhook URL, a routing
+key, a bot token) comes inline or from its ``*_file``, and never appears in
+what the sink says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, Self
 
 from pydantic import Field, SecretStr, model_validator
 
-from notifier.notifications import Facts, Notification
+from notifier.notifications import Facts
+from notifier.sinks import lines
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import PostingSink, Shape
-from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.sinks.secrets import require_secret
 from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
 from notifier.sinks.thread_roots import ThreadStore
+from notifier.templating.environment import Escape
+from notifier.text import without_controls
 
-BUILTIN_TEXT = {
-    "title": "{{ '[RESOLVED] ' if resolved | default(false) else '' }}{{ summary }}",
-    "text": (
-        "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
-        "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
-        " {{ member.transition }}\n{% endfor %}"
-        "{% for log in (context | default({})).get('logs', []) %}{{ log.container }} log:\n"
-        "{{ log.lines[-20:] | join('\n') }}\n{% endfor %}"
-        "rule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
-    ),
-}
+_MARKUP = re.compile(r"[\\*_~`\[\]<>|#]")
+# The facts a chat message shows: object text in them is escaped for a receiver with markup.
+_SHOWN = ("summary", "details", "members", "context", "rule", "severity", "observed_at")
+
+
+def title(facts: Facts) -> str:
+    return f"{'[RESOLVED] ' if facts.get('resolved') else ''}{lines.headline(facts)}"
+
+
+def text(facts: Facts) -> str:
+    return "\n".join(lines.body_lines(facts))
+
+
+def markdown_escaped(value: Any) -> Any:
+    """Object text shown as itself in Markdown (Discord, Mattermost, Teams): markup
+    characters backslash-escaped, a mention (``@channel``) broken by a word joiner."""
+    if isinstance(value, str):
+        value = _MARKUP.sub(r"\\\g<0>", without_controls(value))  # str.translate is slower
+        return value.replace("@", "@\u2060") if "@" in value else value
+    if isinstance(value, list | tuple):
+        return [markdown_escaped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: markdown_escaped(item) for key, item in value.items()}
+    return value
+
+
+def _escaping(build: Callable[[Facts], str], escape: Escape) -> Callable[[Facts], str]:
+    def built(facts: Facts) -> str:
+        return build({**facts, **{n: escape(facts[n]) for n in _SHOWN if n in facts}})
+
+    return built
+
+
+def chat_parts(escape: Escape | None = None) -> dict[str, Part]:
+    """``title`` and ``text``; with ``escape``, the object text in them escaped for markup."""
+    if escape is None:
+        return {"title": Part(title), "text": Part(text)}
+    return {
+        "title": Part(_escaping(title, escape), escape=escape),
+        "text": Part(_escaping(text, escape), escape=escape),
+    }
 
 
 class ChatDeliveryOptions(DeliveryOptions):
@@ -39,7 +75,8 @@ class ChatDeliveryOptions(DeliveryOptions):
 
 
 class ChatSinkConfigBase(SinkConfigBase, HttpSettings):
-    template: dict[str, str] = {}  # parts: title, text
+    template_parts = ("title", "text")
+    template: dict[str, str] = {}
     delivery: ChatDeliveryOptions = ChatDeliveryOptions()
 
 
@@ -63,13 +100,10 @@ def build_on_url(
     return PostingSink(config.name, shape, transport, threads=threads)
 
 
-def chat_template(sink: str, user: Mapping[str, str]) -> ReceiverTemplate:
-    return ReceiverTemplate(sink, BUILTIN_TEXT, user)
-
-
-def facts_of(notification: Notification) -> Facts:
-    """The facts, or what a notification without them (a replayed old one) still says."""
-    return notification.facts or {"summary": notification.message.text, "rule": notification.rule}
+def chat_template(
+    sink: str, user: Mapping[str, str], escape: Escape | None = None
+) -> ReceiverTemplate:
+    return ReceiverTemplate(sink, chat_parts(escape), user)
 
 
 def cut(text: str, limit: int) -> str:

@@ -14,17 +14,15 @@ limits, pacing) that the delivery stage reads; sinks themselves never retry.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import Field, SecretStr, model_validator
 
-from notifier.notifications import MessageForm
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
 from notifier.sinks.discord import DiscordSinkConfig
 from notifier.sinks.email.config import EmailSinkConfig
 from notifier.sinks.googlechat import GoogleChatSinkConfig
 from notifier.sinks.mattermost import MattermostSinkConfig
-from notifier.sinks.message_template import MessageTemplateSpec
 from notifier.sinks.msteams import TeamsSinkConfig
 from notifier.sinks.opsgenie import OpsgenieSinkConfig
 from notifier.sinks.pagerduty import PagerDutySinkConfig
@@ -43,14 +41,15 @@ __all__ = ["DeliveryOptions", "HttpSettings", "SinkConfig"]
 
 
 class ConsoleSinkConfig(SinkConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text"})
+    template_parts = ("text",)
     type: Literal["console"]
     max_lines: int = Field(default=3, ge=1, le=100)
+    template: dict[str, str] = {}  # parts: text
     delivery: ConsoleDeliveryOptions = ConsoleDeliveryOptions()
 
 
 class WebhookSinkConfig(SinkConfigBase, HttpSettings):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "payload"})
+    template_parts = ("payload",)
     type: Literal["webhook"]
     url: SecretStr | None = None
     url_file: str | None = None
@@ -63,12 +62,8 @@ class WebhookSinkConfig(SinkConfigBase, HttpSettings):
     headers: dict[str, str] = {}
     hmac_secret: SecretStr | None = None
     hmac_secret_file: str | None = None
-    # The sink's own message from the facts (parts left out are the rule's): message_template.py
-    template: MessageTemplateSpec | None = None
+    template: dict[str, Any] = {}  # parts: payload (a structure whose strings are templates)
     delivery: WebhookDeliveryOptions = WebhookDeliveryOptions()
-
-    def message_forms(self) -> frozenset[MessageForm]:
-        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @model_validator(mode="after")
     def _one_source_per_secret(self) -> Self:
@@ -81,7 +76,7 @@ class SlackSinkConfig(SinkConfigBase):
     """Either a bot ``token`` plus ``channel`` (chat.postMessage, threads possible)
     or an incoming ``webhook_url`` (its channel is fixed by Slack, no threads)."""
 
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "blocks"})
+    template_parts = ("text", "blocks")
     type: Literal["slack"]
     channel: str | None = None
     token: SecretStr | None = None
@@ -92,11 +87,8 @@ class SlackSinkConfig(SinkConfigBase):
     timeout_seconds: float = Field(default=10.0, gt=0)
     proxy: str | None = None  # as a webhook's: None from the environment, "direct" for none
     threads: bool = True
-    template: MessageTemplateSpec | None = None  # as a webhook's: message_template.py
+    template: dict[str, Any] = {}  # parts: text, blocks (a structure whose strings are templates)
     delivery: SlackDeliveryOptions = SlackDeliveryOptions()
-
-    def message_forms(self) -> frozenset[MessageForm]:
-        return self.forms | {"facts"} if self.template is not None else self.forms
 
     @property
     def uses_bot_token(self) -> bool:

@@ -1,9 +1,10 @@
 """The console sink: a notification's text on stdout, for local runs and demos.
 
-Each notification becomes at most ``max_lines`` lines prefixed with the
-sink name (blank lines skipped); longer text ends with a count of the
-lines left out. Lines from
-concurrent sends never interleave.
+Its text (``text``, replaceable by the sink's ``template:``) is the facts'
+headline, then the details, a digest's members and the enriched context
+(``lines``). Each notification becomes at most ``max_lines`` lines prefixed
+with the sink name (blank lines skipped); longer text ends with a count of
+the lines left out. Lines from concurrent sends never interleave.
 """
 
 from __future__ import annotations
@@ -12,14 +13,32 @@ import sys
 import threading
 from typing import TextIO
 
-from notifier.notifications import Notification
+from notifier.notifications import Facts, Notification
+from notifier.sinks import lines
 from notifier.sinks.base import Capabilities, SendError
+from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.text import without_controls
 
 
+def console_text(facts: Facts) -> str:
+    found = [*lines.detail_lines(facts), *lines.member_lines(facts), *lines.context_lines(facts)]
+    return "\n".join([lines.headline(facts), *found])
+
+
+PARTS = {"text": Part(console_text)}
+
+
 class ConsoleSink:
-    def __init__(self, name: str, *, max_lines: int = 3, stream: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        max_lines: int = 3,
+        stream: TextIO | None = None,
+        template: ReceiverTemplate | None = None,
+    ) -> None:
         self._name = name
+        self._template = template or ReceiverTemplate(name, PARTS, {})
         self._max_lines = max_lines
         self._stream = stream
         self._lock = threading.Lock()
@@ -37,16 +56,14 @@ class ConsoleSink:
         return Capabilities(resolve=True)  # a resolution is a line like any other
 
     def preview(self, notification: Notification) -> str:
-        return "".join(
-            f"[{self._name}] {line}\n" for line in self._lines(notification.message.text)
-        )
+        return self._shown(notification)
 
     def send(self, notification: Notification) -> None:
-        lines = self._lines(notification.message.text)
+        shown = self._shown(notification)
         stream = self._stream if self._stream is not None else sys.stdout
         try:
             with self._lock:
-                stream.write("".join(f"[{self._name}] {line}\n" for line in lines))
+                stream.write(shown)
                 stream.flush()
         except (OSError, ValueError) as err:  # closed pipe or closed stream
             raise SendError("write_error", retryable=False, detail=type(err).__name__) from None
@@ -54,10 +71,14 @@ class ConsoleSink:
     def close(self) -> None:
         return None
 
+    def _shown(self, notification: Notification) -> str:
+        text = self._template.render("text", notification.facts)
+        return "".join(f"[{self._name}] {line}\n" for line in self._lines(text))
+
     def _lines(self, text: str) -> list[str]:
         # Object content could drive the terminal (ANSI escapes, BEL): shown without them.
-        lines = [line for line in without_controls(text).splitlines() if line.strip()] or [""]
-        if len(lines) <= self._max_lines:
-            return lines
-        *kept, last = lines[: self._max_lines]
-        return [*kept, f"{last} … (+{len(lines) - self._max_lines} more lines)"]
+        found = [line for line in without_controls(text).splitlines() if line.strip()] or [""]
+        if len(found) <= self._max_lines:
+            return found
+        *kept, last = found[: self._max_lines]
+        return [*kept, f"{last} … (+{len(found) - self._max_lines} more lines)"]

@@ -3,18 +3,23 @@ characters, no mentions parsed (object text cannot ping ``@everyone``)."""
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
 
 
 class DiscordSinkConfig(WebhookUrlConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["discord"]
 
 
@@ -26,7 +31,7 @@ class DiscordShape:
         self._template = template
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         text = (
             f"**{self._template.render('title', facts)}**\n{self._template.render('text', facts)}"
         )
@@ -37,4 +42,6 @@ class DiscordShape:
 
 
 def build_discord(config: DiscordSinkConfig) -> PostingSink:
-    return build_on_url(config, DiscordShape(chat_template(config.name, config.template)))
+    return build_on_url(
+        config, DiscordShape(chat_template(config.name, config.template, markdown_escaped))
+    )

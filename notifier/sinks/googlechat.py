@@ -3,11 +3,11 @@ thread per fingerprint (``thread.threadKey``, replying where the thread exists).
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, chat_template, cut, facts_of
+from notifier.sinks.chat import WebhookUrlConfigBase, chat_template, cut
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
@@ -18,7 +18,6 @@ REPLY_OPTION = "messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"
 
 
 class GoogleChatSinkConfig(WebhookUrlConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["googlechat"]
 
 
@@ -32,7 +31,7 @@ class GoogleChatShape:
         self._url = f"{url}{'&' if '?' in url else '?'}{REPLY_OPTION}"
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         text = f"*{self._template.render('title', facts)}*\n{self._template.render('text', facts)}"
         thread = {"threadKey": notification.fingerprint or notification.id}
         return Post({"text": cut(text, 4096), "thread": thread}, url=self._url)

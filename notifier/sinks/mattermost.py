@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Literal
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
 
 
 class MattermostSinkConfig(WebhookUrlConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["mattermost"]
     channel: str | None = None  # else the webhook's own
     username: str = "kube-notifier"
@@ -28,7 +33,7 @@ class MattermostShape:
         self._where = {"username": username, **({"channel": channel} if channel else {})}
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         text = (
             f"#### {self._template.render('title', facts)}\n{self._template.render('text', facts)}"
         )
@@ -39,5 +44,5 @@ class MattermostShape:
 
 
 def build_mattermost(config: MattermostSinkConfig) -> PostingSink:
-    template = chat_template(config.name, config.template)
+    template = chat_template(config.name, config.template, markdown_escaped)
     return build_on_url(config, MattermostShape(template, config.channel, config.username))

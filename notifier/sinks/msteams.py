@@ -3,11 +3,17 @@ received"), given one Adaptive Card (version 1.4) per notification: title, text 
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, Literal
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, build_on_url, chat_template, cut, facts_of
+from notifier.sinks.chat import (
+    WebhookUrlConfigBase,
+    build_on_url,
+    chat_template,
+    cut,
+    markdown_escaped,
+)
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
@@ -17,8 +23,10 @@ _COLOURS = {"critical": "Attention", "warning": "Warning"}
 
 
 class TeamsSinkConfig(WebhookUrlConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["msteams"]
+
+
+_MAX_LINES = 60
 
 
 class TeamsShape:
@@ -29,15 +37,14 @@ class TeamsShape:
         self._template = template
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         colour = (
             "Good" if notification.resolves else _COLOURS.get(str(facts.get("severity")), "Default")
         )
         body: list[dict[str, Any]] = [
             {"type": "TextBlock", "text": cut(self._template.render("title", facts), 1000),
              "weight": "Bolder", "size": "Medium", "wrap": True, "color": colour},
-            {"type": "TextBlock", "text": cut(self._template.render("text", facts), 10000) or "-",
-             "wrap": True},
+            *text_blocks(cut(self._template.render("text", facts), 10000)),
         ]  # fmt: skip
         card = {
             "$schema": "http://adaptivecards.io/schemas/adaptive-card.json",
@@ -53,5 +60,27 @@ class TeamsShape:
         return None
 
 
+def text_blocks(text: str) -> list[dict[str, Any]]:
+    """A TextBlock per line (Teams joins the lines of one), at most ``_MAX_LINES``; a blank
+    line is a gap before the next."""
+    blocks: list[dict[str, Any]] = []
+    gap = False
+    for line in text.splitlines():
+        if not line.strip():
+            gap = True
+            continue
+        block = {"type": "TextBlock", "text": line, "wrap": True, "spacing": "None"}
+        if gap:
+            block["spacing"] = "Medium"
+        blocks.append(block)
+        gap = False
+    if len(blocks) > _MAX_LINES:
+        left = len(blocks) - _MAX_LINES + 1
+        blocks = [*blocks[: _MAX_LINES - 1], {"type": "TextBlock", "text": f"… {left} more lines"}]
+    return blocks or [{"type": "TextBlock", "text": "-"}]
+
+
 def build_msteams(config: TeamsSinkConfig) -> PostingSink:
-    return build_on_url(config, TeamsShape(chat_template(config.name, config.template)))
+    return build_on_url(
+        config, TeamsShape(chat_template(config.name, config.template, markdown_escaped))
+    )

@@ -9,14 +9,14 @@ Create: ``POST {api_url}/v2/alerts`` with ``message`` (at most 130),
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Literal, Self
 from urllib.parse import quote
 
 from pydantic import SecretStr, model_validator
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, facts_of, severity_of
+from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
@@ -28,7 +28,6 @@ _PRIORITIES = {"critical": "P1", "warning": "P3", "info": "P5"}
 
 
 class OpsgenieSinkConfig(ChatSinkConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["opsgenie"]
     api_key: SecretStr | None = None
     api_key_file: str | None = None
@@ -49,7 +48,7 @@ class OpsgenieShape:
         self._template = template
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         alias = cut(notification.fingerprint or notification.id, 512)
         source = cut(f"kube-notifier/{facts.get('cluster') or 'kubernetes'}", 100)
         if notification.resolves:

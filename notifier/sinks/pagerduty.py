@@ -9,13 +9,13 @@ and for a trigger ``payload`` with ``summary`` (at most 1024), ``source``,
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Literal, Self
 
 from pydantic import SecretStr, model_validator
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, facts_of, severity_of
+from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
@@ -27,7 +27,6 @@ _SEVERITIES = {"critical": "critical", "warning": "warning", "info": "info"}
 
 
 class PagerDutySinkConfig(ChatSinkConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["pagerduty"]
     routing_key: SecretStr | None = None  # the integration key of a service
     routing_key_file: str | None = None
@@ -48,7 +47,7 @@ class PagerDutyShape:
         self._template = template
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         event = {
             "routing_key": self._key,
             "event_action": "resolve" if notification.resolves else "trigger",

@@ -22,6 +22,7 @@ import msgspec
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.http import post
+from notifier.sinks.showing import shown
 from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import Reply, Transport
 
@@ -84,8 +85,7 @@ class PostingSink:
         return self._shape.capabilities
 
     def preview(self, notification: Notification) -> str:
-        sent = self._shape.post_for(notification, None)
-        return msgspec.json.format(msgspec.json.encode(sent.body)).decode()
+        return shown(self._shape.post_for(notification, None).body)
 
     def send(self, notification: Notification) -> None:
         if self._threads is None:

@@ -1,85 +1,104 @@
-"""A receiver's own template: its built-in parts, each replaceable by the user's ``template:``.
+"""A receiver's body in parts: each built by the receiver from the facts, each replaceable.
 
-A receiver that renders from a notification's facts (``Notification.facts``)
-names its parts (``summary``, ``description``, ``subject`` ...) with a
-built-in Jinja template each. A sink's ``template:`` may replace any of them;
-a part it names that the receiver has not, or a variable facts never hold,
-fails the build (``SinkBuildError``, at load). Rendering runs in the bounded
-sandbox; a part that fails falls back to the built-in part, then to the
-facts' ``summary``, so a message is still sent.
+A receiver names its parts (``summary``, ``description``, ``subject``,
+``blocks``, ``payload`` ...), each built by its own code from a
+notification's facts (``Notification.facts``). A sink's ``template:`` may
+replace any of them with a template of the one engine (``notifier.templating``):
+text for a text part, a structure whose strings are templates for a
+structured one (Slack's ``blocks``, the webhook's ``payload``). A part it
+names that the receiver has not, a template that does not compile or a
+variable facts never hold fails the build (``SinkBuildError``, at load, with
+the sink and the part's key path). A part that fails to render (a sandbox
+refusal, a variable a digest lacks) is the receiver's own.
 """
 
 from __future__ import annotations
 
-import difflib
 import logging
+import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cache
-
-import jinja2
-from jinja2 import meta
+from typing import Any, NoReturn
 
 from notifier.notifications import FACT_NAMES, Facts
 from notifier.sinks.secrets import SinkBuildError
+from notifier.templating.compiling import KeyPath, Render, TemplateCompiler
 from notifier.templating.environment import Escape, make_environment
 from notifier.templating.sandbox import BoundedSandbox, render_budget
 
 log = logging.getLogger("notifier.sinks")
-Part = Callable[[Facts], str]
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
-@cache
-def _environment(escape: Escape | None = None) -> BoundedSandbox:
-    return make_environment(escape)
+def as_text(value: Any) -> str:
+    """A rendered text part: trailing spaces, outer blank lines and runs of blank lines out."""
+    lines = (line.rstrip() for line in str(value).strip().splitlines())
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines))
 
 
-@cache
-def _compiled_builtin(source: str, escape: Escape | None) -> jinja2.Template:
-    return _environment(escape).from_string(source)
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One part of a body: ``built`` by the receiver; ``shaped`` when a template of it is a
+    structure; ``escape`` and ``filters`` for what the user's template prints; ``fit`` makes
+    what it rendered the part's type, raising ``TypeError`` when it cannot."""
+
+    built: Callable[[Facts], Any]
+    shaped: bool = False
+    escape: Escape | None = None
+    filters: Mapping[str, Callable[..., Any]] = field(default_factory=dict)
+    fit: Callable[[Any], Any] = as_text
+
+
+class _Raise:
+    def __init__(self, sink: str) -> None:
+        self._sink = sink
+
+    def add(self, path: KeyPath, message: str) -> NoReturn:
+        where = ".".join(str(step) for step in path)
+        raise SinkBuildError(f"sink {self._sink!r}: {where}: {message}")
 
 
 class ReceiverTemplate:
-    """``escaped``: parts whose ``{{ }}`` output goes through an escape (HTML, markup)."""
+    """A receiver's parts, with the sink's ``template:`` (``user``) over them."""
 
-    def __init__(
-        self,
-        sink: str,
-        builtin: Mapping[str, str],
-        user: Mapping[str, str],
-        *,
-        escaped: Mapping[str, Escape] | None = None,
-    ) -> None:
+    def __init__(self, sink: str, parts: Mapping[str, Part], user: Mapping[str, Any]) -> None:
         self._sink = sink
-        self._escapes = dict(escaped or {})
-        self._builtin = {
-            part: _compiled_builtin(source, self._escapes.get(part))
-            for part, source in builtin.items()
-        }
-        self._user = {part: self._compiled(part, source, builtin) for part, source in user.items()}
+        self._parts = dict(parts)
+        self._user = {name: self._compiled(name, source) for name, source in user.items()}
 
-    def render(self, part: str, facts: Facts) -> str:
-        """``part`` rendered from ``facts``: the user's, else the built-in, else the summary."""
-        for template in (self._user.get(part), self._builtin[part]):
-            if template is None:
-                continue
+    def render(self, name: str, facts: Facts) -> Any:
+        """Part ``name`` from ``facts``: the user's template, else (or if it fails) the built."""
+        part, user = self._parts[name], self._user.get(name)
+        if user is not None:
             try:
                 with render_budget():
-                    return template.render(facts).strip()
-            except Exception as err:  # a sandbox refusal, a missing fact: the next one
-                log.debug("sink %s: template part %s failed: %s", self._sink, part, err)
-        return str(facts.get("summary", ""))
+                    return part.fit(user(facts))
+            except Exception as err:  # a sandbox refusal, a fact a digest lacks: the built one
+                log.debug("sink %s: template part %s failed: %s", self._sink, name, err)
+        return part.built(facts)
 
-    def _compiled(self, part: str, source: str, builtin: Mapping[str, str]) -> jinja2.Template:
-        where = f"sink {self._sink!r}: template.{part}"
-        if part not in builtin:
-            raise SinkBuildError(f"{where}: unknown part (this receiver has {', '.join(builtin)})")
-        try:
-            environment = _environment(self._escapes.get(part))
-            tree = environment.parse(source)
-        except jinja2.TemplateSyntaxError as err:
-            raise SinkBuildError(f"{where}: does not compile: line {err.lineno}: {err}") from None
-        for name in sorted(meta.find_undeclared_variables(tree) - FACT_NAMES):
-            close = difflib.get_close_matches(name, sorted(FACT_NAMES), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise SinkBuildError(f"{where}: uses unknown variable {name!r}{hint}")
-        return environment.from_string(tree)
+    def _compiled(self, name: str, source: Any) -> Render:
+        path: KeyPath = ("template", name)
+        problems, part = _Raise(self._sink), self._parts.get(name)
+        if part is None:
+            problems.add(path, f"unknown part (this receiver has {', '.join(self._parts)})")
+        if not part.shaped and not isinstance(source, str):
+            problems.add(path, "expected a template: a string")
+        compiler = TemplateCompiler(_environment(part), problems, part.escape)
+        compile_part = compiler.shape if part.shaped else compiler.text
+        render = compile_part(source, path, FACT_NAMES)
+        assert render is not None  # else a problem was added, and adding one raised
+        return render
+
+
+def _environment(part: Part) -> BoundedSandbox:
+    return _made(part.escape, tuple(part.filters.items()))
+
+
+@cache
+def _made(
+    escape: Escape | None, filters: tuple[tuple[str, Callable[..., Any]], ...]
+) -> BoundedSandbox:
+    """One environment per escape and filters: making one costs a millisecond."""
+    return make_environment(escape, dict(filters))

@@ -6,11 +6,14 @@ Each receiver's own model (``notifier/sinks/<type>/config.py``, or
 
 from __future__ import annotations
 
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from notifier.notifications import ALL_FORMS, MessageForm
+_MOVED = (
+    "a rule's template parts moved to the sinks: 'text' to a console or slack sink, "
+    "'blocks' to a slack sink, 'payload' to a webhook sink (docs/receivers.md)"
+)
 
 
 class Strict(BaseModel):
@@ -58,13 +61,19 @@ def secret_pair(value: SecretStr | None, file: str | None, field: str, *, requir
 class SinkConfigBase(Strict):
     name: str = Field(min_length=1, pattern=r"^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$")
     enabled: bool = True
-    # The message forms this sink sends (text is always rendered: it is every
-    # sink's fallback); a rule renders only what its sinks send.
-    forms: ClassVar[frozenset[MessageForm]] = ALL_FORMS
+    # The parts of its message a ``template:`` may replace (its receiver's ``PARTS``, a test
+    # checks): another part is refused at load, where it is written.
+    template_parts: ClassVar[tuple[str, ...]] = ()
 
-    def message_forms(self) -> frozenset[MessageForm]:
-        """What the rules render for this sink (``forms``, plus facts when it renders itself)."""
-        return self.forms
+    @field_validator("template", mode="after", check_fields=False)
+    @classmethod
+    def _known_parts(cls, template: dict[str, Any]) -> dict[str, Any]:
+        for part in template:
+            if part not in cls.template_parts:
+                moved = f"; {_MOVED}" if part in ("text", "blocks", "payload") else ""
+                known = ", ".join(cls.template_parts)
+                raise ValueError(f"unknown part {part!r}: this receiver's are {known}{moved}")
+        return template
 
     @property
     def pacing_group(self) -> str:

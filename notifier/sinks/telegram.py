@@ -4,14 +4,14 @@ answer gives. Plain text (no parse mode: object text needs no escaping), at most
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Literal, Self
 
 import msgspec
 from pydantic import SecretStr, model_validator
 
-from notifier.notifications import MessageForm, Notification
+from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, facts_of
+from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
@@ -22,7 +22,6 @@ from notifier.sinks.transport import Reply
 
 
 class TelegramSinkConfig(ChatSinkConfigBase):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["telegram"]
     bot_token: SecretStr | None = None
     bot_token_file: str | None = None
@@ -53,7 +52,7 @@ class TelegramShape:
         self._chat_id = chat_id
 
     def post_for(self, notification: Notification, root: str | None) -> Post:
-        facts = facts_of(notification)
+        facts = notification.facts
         text = f"{self._template.render('title', facts)}\n\n{self._template.render('text', facts)}"
         body: dict[str, object] = {"chat_id": self._chat_id, "text": cut(text, 4096)}
         if root is not None:

@@ -1,4 +1,5 @@
-"""Informers: list + watch Pods, Deployments and Services into a local cache.
+"""Informers: list + watch every kind a config watches (``kinds.registry``, its custom
+resources too) into a local cache.
 
 Data flow: ``reflector`` (list, watch, relist on 410) -> ``store`` (the
 cache of trimmed objects) -> ``deltas`` handed to a ``DeltaHandler`` (the

@@ -1,4 +1,4 @@
-"""Informer metrics. Labels: ``kind`` (3 values) and bounded reasons/types only."""
+"""Informer metrics. Labels: ``kind`` (one per watched kind) and bounded reasons/types only."""
 
 from __future__ import annotations
 

@@ -24,15 +24,13 @@ from functools import partial
 
 import msgspec
 
-from notifier.notifications import Notification
+from notifier.notifications import Notification, decoded
 from notifier.state.dead_letters import INSERT_DEAD_LETTER
 from notifier.state.reader import Reader
 from notifier.state.text import encoded, storable
 from notifier.state.writer import BatchWriter
 
 log = logging.getLogger(__name__)
-
-_decoder = msgspec.json.Decoder(Notification)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +108,7 @@ class Outbox:
 
     def _decoded(self, seq: int, body: bytes) -> Notification | None:
         try:
-            return _decoder.decode(body)
+            return decoded(body)
         except msgspec.DecodeError as err:
             log.error("outbox row %d cannot be decoded (%s): moved to the dead letters", seq, err)
             self._writer.submit(partial(_quarantine, seq, str(err), self._clock()))

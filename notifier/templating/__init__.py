@@ -1,5 +1,6 @@
-"""Jinja2 in a bounded sandbox: what the rules' templates and the receivers' own templates share.
+"""Jinja2 in a bounded sandbox: the one template engine, for every receiver's ``template:``.
 
 Pure: no I/O. ``sandbox`` bounds what a template may do (time, output size,
-attribute access); ``environment`` makes the environment with our filters.
+attribute access); ``environment`` makes the environment with our filters;
+``compiling`` compiles text and structures, checking the variables they use.
 """

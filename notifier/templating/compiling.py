@@ -1,12 +1,10 @@
-"""Message templates: compiled once at load, rendered in a Jinja2 sandbox.
+"""Templates: compiled once at load, rendered in a Jinja2 sandbox.
 
-A template has three parts, one per form a sink needs: ``text`` (plain
-text), ``blocks`` (Slack Block Kit) and ``payload`` (the webhook body).
-``text`` is one Jinja template. ``blocks`` and ``payload`` are YAML
-structures whose strings are templates; a string that is exactly one
-``{{ expression }}`` yields the expression's value (a list, a number, a
-dict), and list items that yield null are left out, so a block can be
-optional.
+A template is text (one Jinja template) or a structure (a YAML list or
+mapping whose strings are templates, as a receiver's JSON body is); in a
+structure, a string that is exactly one ``{{ expression }}`` yields the
+expression's value (a list, a number, a dict), and list items that yield
+null are left out, so an item can be optional.
 
 ``TemplateCompiler`` compiles parts, checks that they use only the
 variables the context will hold (``StrictUndefined`` would otherwise fail
@@ -18,7 +16,6 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 import jinja2
@@ -28,24 +25,16 @@ from notifier.templating.environment import Escape
 from notifier.templating.sandbox import BoundedSandbox, constant_problem
 
 Render = Callable[[Mapping[str, Any]], Any]
-KeyPath = tuple[str | int, ...]  # where in the config a part is: ("rules", 2, "template", "text")
+KeyPath = tuple[str | int, ...]  # where in the config a part is: ("template", "blocks", 2)
 
 
 class Problems(Protocol):
-    """Where compile problems go (the rules' ``RuleProblems``, a sink's build)."""
+    """Where compile problems go (a sink's build raises the first)."""
 
     def add(self, path: KeyPath, message: str) -> None: ...
 
 
 _ONE_EXPRESSION = re.compile(r"\s*\{\{(?P<expression>.*?)\}\}\s*", re.DOTALL)
-
-
-@dataclass(frozen=True, slots=True)
-class CompiledTemplate:
-    name: str
-    text: Render
-    blocks: Render
-    payload: Render
 
 
 class TemplateCompiler:

@@ -1,8 +1,8 @@
-"""The template environment: the bounded sandbox with our filters (duration, mrkdwn_fields)."""
+"""The template environment: the bounded sandbox with our filter (``duration``) and a receiver's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import jinja2
@@ -10,11 +10,13 @@ import jinja2
 from notifier.templating.sandbox import BoundedSandbox
 
 Escape = Callable[[Any], Any]
-_SLACK_FIELD_LIMIT = 10
 
 
-def make_environment(escape: Escape | None = None) -> BoundedSandbox:
-    """The template environment; with ``escape``, what every ``{{ }}`` outputs goes through it."""
+def make_environment(
+    escape: Escape | None = None, filters: Mapping[str, Callable[..., Any]] | None = None
+) -> BoundedSandbox:
+    """The template environment; with ``escape``, what every ``{{ }}`` outputs goes through it;
+    ``filters``: a receiver's own, bounded as ours are."""
     environment = BoundedSandbox(
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -23,15 +25,9 @@ def make_environment(escape: Escape | None = None) -> BoundedSandbox:
         finalize=escape,
     )
     environment.filters["duration"] = format_duration
-    environment.filters["mrkdwn_fields"] = mrkdwn_fields
+    environment.filters.update(filters or {})
     environment.bound_filters()
     return environment
-
-
-def mrkdwn_fields(details: list[list[str]]) -> list[dict[str, str]]:
-    """``details`` pairs as Slack section fields (at most ten, as Slack allows)."""
-    shown = details[:_SLACK_FIELD_LIMIT]
-    return [{"type": "mrkdwn", "text": f"*{label}*\n{value}"[:2000]} for label, value in shown]
 
 
 def format_duration(seconds: float) -> str:

@@ -70,9 +70,14 @@ def test_hostile_edits_are_rejected_while_health_answers_then_a_good_one_applies
     try:
         service.wait_ready()
         plain = good.format(cluster="t", names="*")
+        sink = "    url: " + receiver.url + "\n"
         edits: list[object] = [
-            (plain + "    template: {text: '{{ 7 ** 999999999 }}'}\n").encode(),
-            (plain + "    template: {text: \"{{ 'x' * 10**9 }}\"}\n").encode(),
+            plain.replace(
+                sink, sink + "    template: {payload: {x: '{{ 7 ** 999999999 }}'}}\n"
+            ).encode(),
+            plain.replace(
+                sink, sink + "    template: {payload: {x: \"{{ 'x' * 10**9 }}\"}}\n"
+            ).encode(),
             (MERGE_BOMB + plain).encode(),
             None,  # a 100 MB file
         ]

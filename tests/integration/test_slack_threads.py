@@ -88,4 +88,4 @@ def test_the_resolution_replies_in_the_thread_and_updates_the_first_message(
         b["text"]["text"] for b in first.blocks or [] if "text" in b and b["type"] == "section"
     ]
     events = next(text for text in blocks if text.startswith("*Warning events*"))
-    assert "`BackOff` x7" in events and "&lt;!channel&gt;" in events and "<!channel>" not in events
+    assert "BackOff x7" in events and "&lt;!channel&gt;" in events and "<!channel>" not in events

@@ -1,4 +1,4 @@
-"""docs/examples/receivers.yaml: each template renders what its service documents, firing and
+"""docs/examples/receivers.yaml: each sink's template renders what its service documents, firing and
 resolved, and goes out through the webhook sink to a local server that checks its shape."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ import pytest
 
 from notifier.config import read_config_text
 from notifier.rules.engine import RulesEngine
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.webhook_server import WebhookServer
 from tests.unit.rules.builders import NOW, crashloop
@@ -87,6 +89,13 @@ def sent() -> dict[str, list[Any]]:
     return by_sink
 
 
+def _template(sink: str) -> ReceiverTemplate:
+    """The example's sink's own template (its ``payload``)."""
+    loaded = read_config_text(EXAMPLE.read_text(), "receivers.yaml", environ={})
+    [config] = [config for config in loaded.config.sinks if config.name == sink]
+    return ReceiverTemplate(sink, PARTS, config.template)
+
+
 def _target(sink: str, server: WebhookServer) -> WebhookTarget:
     """The example's sink, on the local server."""
     if sink != "opsgenie":
@@ -101,7 +110,7 @@ def test_each_receiver_gets_its_shape_firing_then_resolved(
 ) -> None:
     firing, resolved = sent[sink]
     with WebhookServer() as server:
-        target = WebhookSink(sink, _target(sink, server))
+        target = WebhookSink(sink, _target(sink, server), template=_template(sink))
         try:
             target.send(firing)
             target.send(resolved)

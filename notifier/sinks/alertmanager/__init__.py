@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from notifier.sinks.alertmanager.alerts import BUILTIN_TEMPLATE
+from notifier.sinks.alertmanager.alerts import PARTS
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
 from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.alertmanager.sink import API_PATH, AlertmanagerSink
@@ -26,7 +26,7 @@ def build_alertmanager(config: AlertmanagerSinkConfig, store: AlertStore) -> Ale
     return AlertmanagerSink(
         name,
         transports,
-        template=ReceiverTemplate(name, BUILTIN_TEMPLATE, config.template),
+        template=ReceiverTemplate(name, PARTS, config.template),
         labels=dict(config.labels),
         headers={"Authorization": f"Bearer {token}"} if token else {},
         store=store,

@@ -16,15 +16,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from notifier.notifications import Facts, Notification
-from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks import lines
+from notifier.sinks.rendering import Part, ReceiverTemplate
+from notifier.text import without_controls
 
-BUILTIN_TEMPLATE = {
-    "summary": "{{ summary }}",
-    "description": (
-        "{{ kind }} {{ key }}: {{ transition }}"
-        "{% for label, value in details %}\n{{ label }}: {{ value }}{% endfor %}"
-    ),
-    "generator_url": "",
+
+def description(facts: Facts) -> str:
+    """Beside the summary, a line at a time: the details, owners and events (the logs are
+    an annotation of their own)."""
+    return "\n".join([*lines.detail_lines(facts), *lines.context_lines(facts, log_lines=0)])
+
+
+PARTS = {
+    "summary": Part(lines.headline),
+    "description": Part(description),
+    "generator_url": Part(lambda facts: ""),
 }
 _MAX_ANNOTATION = 4000  # characters of one annotation; a log excerpt keeps its end
 _IDENTITY = ("cluster", "namespace", "kind", "name", "state", "severity")
@@ -34,7 +40,7 @@ Alert = dict[str, Any]
 
 def facts_per_alert(notification: Notification) -> list[Facts]:
     """One facts per alert: the notification's, or each digest member's."""
-    facts = notification.facts or {}
+    facts = notification.facts
     if "members" not in facts:
         return [facts]
     shared: Facts = {
@@ -85,7 +91,8 @@ def log_excerpt(context: Any) -> str:
     if not isinstance(context, dict):
         return ""
     parts = [
-        f"{log.get('container', '?')}:\n" + "\n".join(log.get("lines", []))
+        f"{lines.one_line(log.get('container', '?'))}:\n"
+        + "\n".join(without_controls(str(line)) for line in log.get("lines", []))
         for log in context.get("logs", [])
         if isinstance(log, dict)
     ]

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import ClassVar, Literal, Self
+from typing import Literal, Self
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from notifier.notifications import MessageForm
 from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
 
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]{0,127}")
@@ -18,7 +17,6 @@ class AlertmanagerDeliveryOptions(DeliveryOptions):
 
 
 class AlertmanagerSinkConfig(SinkConfigBase, HttpSettings):
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["alertmanager"]
     # Each Alertmanager of the cluster (alerts are not gossiped between peers: each gets all),
     # as its base URL: http://alertmanager-0.monitoring:9093 ; /api/v2/alerts is added.
@@ -29,7 +27,8 @@ class AlertmanagerSinkConfig(SinkConfigBase, HttpSettings):
     # Alertmanager ends an alert not heard of for its resolve_timeout (5m by default):
     # what is still firing is sent again this often, from the state file after a restart.
     resend_interval_seconds: float = Field(default=60.0, ge=1.0, le=3600.0)
-    template: dict[str, str] = {}  # parts: summary, description, generator_url
+    template_parts = ("summary", "description", "generator_url")
+    template: dict[str, str] = {}
     delivery: AlertmanagerDeliveryOptions = AlertmanagerDeliveryOptions()
 
     @field_validator("labels")

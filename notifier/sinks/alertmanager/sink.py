@@ -27,6 +27,7 @@ from notifier.sinks.base import Capabilities, SendError
 from notifier.sinks.http import first_failure, post
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import redact_url
+from notifier.sinks.showing import shown
 from notifier.sinks.transport import Transport
 from notifier.supervision import supervised
 
@@ -85,12 +86,9 @@ class AlertmanagerSink:
             return len(self._open)
 
     def preview(self, notification: Notification) -> str:
-        alerts = [alert for _, alert in self._alerts(notification)]
-        return msgspec.json.format(msgspec.json.encode(alerts)).decode()
+        return shown([alert for _, alert in self._alerts(notification)])
 
     def send(self, notification: Notification) -> None:
-        if notification.facts is None:
-            raise SendError("no_facts", retryable=False, detail="notification carries no facts")
         with self._lock:
             alerts = self._alerts(notification)
             self._post_all(msgspec.json.encode([alert for _, alert in alerts]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ssl
 
 from notifier.sinks.email.config import EmailSinkConfig
-from notifier.sinks.email.messages import BUILTIN_TEMPLATE, html_escaped
+from notifier.sinks.email.messages import PARTS
 from notifier.sinks.email.sink import EmailSink, SmtpServer
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import SinkBuildError, read_secret, tls_of
@@ -25,9 +25,7 @@ def build_email(config: EmailSinkConfig, threads: ThreadStore) -> EmailSink:
         config.host, config.port, config.security, tls, config.username, password,
         timeout=config.timeout_seconds, deadline=config.deadline_seconds,
     )  # fmt: skip
-    template = ReceiverTemplate(
-        name, BUILTIN_TEMPLATE, config.template, escaped={"html": html_escaped}
-    )
+    template = ReceiverTemplate(name, PARTS, config.template)
     return EmailSink(
         name, server, sender=config.from_address, to=list(config.to), template=template,
         threads=threads,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal, Self
+from typing import Literal, Self
 
 from pydantic import ConfigDict, Field, SecretStr, model_validator
 
-from notifier.notifications import MessageForm
 from notifier.sinks.settings import DeliveryOptions, SinkConfigBase, secret_pair
 
 _ADDRESS = r"^[^@\s<>,;]+@[^@\s<>,;]+$"
@@ -19,7 +18,6 @@ class EmailDeliveryOptions(DeliveryOptions):
 class EmailSinkConfig(SinkConfigBase):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    forms: ClassVar[frozenset[MessageForm]] = frozenset({"text", "facts"})
     type: Literal["email"]
     host: str = Field(min_length=1)
     port: int = Field(default=587, ge=1, le=65535)
@@ -36,7 +34,8 @@ class EmailSinkConfig(SinkConfigBase):
     client_key_file: str | None = None
     timeout_seconds: float = Field(default=10.0, gt=0)  # each SMTP exchange
     deadline_seconds: float = Field(default=30.0, gt=0)  # the whole send
-    template: dict[str, str] = {}  # parts: subject, text, html
+    template_parts = ("subject", "text", "html")
+    template: dict[str, str] = {}
     delivery: EmailDeliveryOptions = EmailDeliveryOptions()
 
     @model_validator(mode="after")

@@ -16,35 +16,62 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
-from notifier.notifications import Notification
-from notifier.sinks.rendering import ReceiverTemplate
+from notifier.notifications import Facts, Notification
+from notifier.sinks import lines
+from notifier.sinks.rendering import Part, ReceiverTemplate
 
-BUILTIN_TEMPLATE = {
-    "subject": "[{{ status | upper }}] {{ summary }}",
-    "text": (
-        "{{ summary }}\n"
-        "{% if transition is defined %}\n{{ transition }}\n{% endif %}"
-        "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
-        "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
-        " {{ member.transition }}\n{% endfor %}"
-        "{% for log in (context | default({})).get('logs', []) %}\n{{ log.container }} log:\n"
-        "{{ log.lines | join('\n') }}\n{% endfor %}"
-        "\nrule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
-    ),
-    "html": (
-        "<h3>{{ summary }}</h3>"
-        "{% if transition is defined %}<p>{{ transition }}</p>{% endif %}"
-        "{% if details is defined and details %}<table>{% for label, value in details %}"
-        "<tr><th align=left>{{ label }}</th><td>{{ value }}</td></tr>{% endfor %}</table>"
-        "{% endif %}"
-        "{% if members is defined %}<ul>{% for member in members %}<li>{{ member.kind }}"
-        " {{ member.key }}: {{ member.transition }}</li>{% endfor %}</ul>{% endif %}"
-        "{% for log in (context | default({})).get('logs', []) %}<p>{{ log.container }} log:</p>"
-        "<pre>{{ log.lines | join('\n') }}</pre>{% endfor %}"
-        "<p><small>rule {{ rule }} · {{ severity }}</small></p>"
-    ),
-}
+_LOG_LINES = 200  # a mail has room: the whole excerpt enrichment fetched, within its bound
+
+
+def subject(facts: Facts) -> str:
+    return f"[{str(facts.get('status', 'firing')).upper()}] {lines.headline(facts)}"
+
+
+def text(facts: Facts) -> str:
+    """The headline, a blank line, then the rest a line at a time (``lines.body_lines``)."""
+    return "\n".join([lines.headline(facts), "", *lines.body_lines(facts, log_lines=_LOG_LINES)])
+
+
+def html_part(facts: Facts) -> str:
+    parts = [f"<h3>{html_escaped(lines.headline(facts))}</h3>"]
+    details = [line.split(": ", 1) for line in lines.detail_lines(facts)]
+    if details:
+        rows = "".join(
+            f"<tr><th align=left>{html_escaped(label)}</th><td>{html_escaped(value)}</td></tr>"
+            for label, value in details
+        )
+        parts.append(f"<table>{rows}</table>")
+    parts += _html_list(lines.member_lines(facts))
+    parts += _html_context(facts)
+    parts.append(f"<p><small>{html_escaped(lines.footer(facts))}</small></p>")
+    return "\n".join(parts)
+
+
+def _html_list(items: list[str]) -> list[str]:
+    if not items:
+        return []
+    shown = "".join(f"<li>{html_escaped(item.removeprefix('- '))}</li>" for item in items)
+    return [f"<ul>{shown}</ul>"]
+
+
+def _html_context(facts: Facts) -> list[str]:
+    """The context's lines: a heading line as a paragraph, its indented lines preformatted."""
+    parts: list[str] = []
+    block: list[str] = []
+    for line in [*lines.context_lines(facts, log_lines=_LOG_LINES), ""]:
+        if line.startswith("  "):
+            block.append(html_escaped(line[2:]))
+            continue
+        if block:
+            parts.append(f"<pre>{chr(10).join(block)}</pre>")
+            block = []
+        if line:
+            parts.append(f"<p>{html_escaped(line)}</p>")
+    return parts
+
+
 _MAX_SUBJECT = 200
+_MIME_HEADERS = frozenset({"Date", "MIME-Version", "Content-Type", "Content-Transfer-Encoding"})
 
 
 def html_escaped(value: Any) -> str:
@@ -64,10 +91,9 @@ def compose(
     root: str | None,
     domain: str,
 ) -> EmailMessage:
-    facts = notification.facts or {"summary": notification.message.text}
+    facts = notification.facts
     mail = EmailMessage()
-    subject = " ".join(template.render("subject", facts).split())[:_MAX_SUBJECT]
-    mail["Subject"] = subject
+    mail["Subject"] = " ".join(template.render("subject", facts).split())[:_MAX_SUBJECT]
     mail["From"] = Address(addr_spec=sender)
     mail["To"] = ", ".join(to)
     mail["Date"] = format_datetime(datetime.now(UTC))
@@ -80,3 +106,21 @@ def compose(
     mail.set_content(template.render("text", facts) + "\n")
     mail.add_alternative(template.render("html", facts), subtype="html")
     return mail
+
+
+PARTS = {
+    "subject": Part(subject),
+    "text": Part(text),
+    "html": Part(html_part, escape=html_escaped),
+}
+
+
+def shown_mail(mail: EmailMessage) -> str:
+    """The mail as a person reads it: the headers we set (the date aside), each part decoded."""
+    headers = [f"{name}: {value}" for name, value in mail.items() if name not in _MIME_HEADERS]
+    parts = [
+        f"--- {part.get_content_type()} ---\n{part.get_content().rstrip()}"
+        for part in mail.walk()
+        if not part.is_multipart()
+    ]
+    return "\n".join([*headers, "", *parts]) + "\n"

@@ -21,7 +21,7 @@ from notifier.notifications import Notification
 from notifier.sinks import deadlines
 from notifier.sinks.base import Capabilities
 from notifier.sinks.email.failures import failure_for_smtp
-from notifier.sinks.email.messages import compose, message_id
+from notifier.sinks.email.messages import compose, message_id, shown_mail
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.thread_roots import ThreadStore
 
@@ -76,7 +76,7 @@ class EmailSink:
         return Capabilities(resolve=True, threads=True, update_in_place=False)
 
     def preview(self, notification: Notification) -> str:
-        return self._mail(notification, None).as_string()
+        return shown_mail(self._mail(notification, None))
 
     def send(self, notification: Notification) -> None:
         key = notification.fingerprint or notification.id

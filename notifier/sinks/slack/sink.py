@@ -1,4 +1,5 @@
-"""``SlackSink``: Block Kit with the text fallback, fitted to Slack's limits, optionally threaded.
+"""``SlackSink``: Block Kit with the text fallback, rendered from the facts (``blocks``),
+fitted to Slack's limits, optionally threaded.
 
 With threading on and a poster that can thread (bot token), the first
 notification for a ``thread_key`` starts a thread and its ``ts`` is kept in
@@ -16,15 +17,14 @@ import logging
 import threading
 from typing import Any
 
-import msgspec
-
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities, SendError, Verdict
-from notifier.sinks.message_template import SinkMessageTemplate
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.showing import shown
+from notifier.sinks.slack.blocks import PARTS, mrkdwn_escaped
 from notifier.sinks.slack.limits import fit_blocks, fit_text
 from notifier.sinks.slack.posting import Poster
 from notifier.sinks.thread_roots import ThreadStore
-from notifier.text import mrkdwn_escaped
 
 _LOCK_STRIPES = 64
 log = logging.getLogger("notifier.sinks")
@@ -38,10 +38,10 @@ class SlackSink:
         *,
         threads: ThreadStore | None,
         thread_scope: str,
-        template: SinkMessageTemplate | None = None,
+        template: ReceiverTemplate | None = None,
     ) -> None:
         self._name = name
-        self._template = template
+        self._template = template or ReceiverTemplate(name, PARTS, {})
         self._poster = poster
         self._threads = threads if poster.can_thread else None
         self._thread_scope = thread_scope
@@ -64,16 +64,11 @@ class SlackSink:
         return self._poster.check()
 
     def preview(self, notification: Notification) -> str:
-        notification = self._own(notification)
-        text = fit_text(mrkdwn_escaped(notification.message.text))
-        body = {"text": text, "blocks": fit_blocks(notification.message.blocks)}
-        return msgspec.json.format(msgspec.json.encode(body)).decode()
+        text, blocks = self._message(notification)
+        return shown({"text": text, "blocks": blocks})
 
     def send(self, notification: Notification) -> None:
-        notification = self._own(notification)
-        # The text part is plain text on every sink; as Slack's fallback it is mrkdwn.
-        text = fit_text(mrkdwn_escaped(notification.message.text))
-        blocks = fit_blocks(notification.message.blocks)
+        text, blocks = self._message(notification)
         thread_key = notification.thread_key
         if self._threads is None or thread_key is None:
             self._poster.post(text, blocks, None)
@@ -100,6 +95,8 @@ class SlackSink:
     def close(self) -> None:
         return None
 
-    def _own(self, notification: Notification) -> Notification:
-        """With the sink's own template, its text and blocks rendered from the facts."""
-        return notification if self._template is None else self._template.applied(notification)
+    def _message(self, notification: Notification) -> tuple[str, list[dict[str, Any]]]:
+        """The fallback text (plain text, as Slack's fallback mrkdwn) and the blocks, fitted."""
+        facts = notification.facts
+        text = fit_text(mrkdwn_escaped(self._template.render("text", facts)))
+        return text, fit_blocks(self._template.render("blocks", facts))

@@ -1,9 +1,9 @@
-"""Request bodies: the rendered JSON payload, or a CloudEvents structured-mode event.
+"""Request bodies: the JSON payload, or a CloudEvents structured-mode event.
 
-``json``: the message's ``payload`` as is; ``{"text": ...}`` when the rule
-rendered no payload. ``cloudevents``: a CloudEvents 1.0 envelope (``id`` is
-the notification id, ``subject`` its ordering key, ``time`` when the change
-was observed) with the same payload as ``data``.
+``json``: the payload (``payload``: the ``kube-notifier/v1`` body, or the
+sink's template's) as is. ``cloudevents``: a CloudEvents 1.0 envelope
+(``id`` is the notification id, ``subject`` its ordering key, ``time`` when
+the change was observed) with the same payload as ``data``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
-
-import msgspec
 
 from notifier.notifications import Notification
 
@@ -28,17 +26,15 @@ class CloudEventsIdentity:
     type: str
 
 
-def payload_of(notification: Notification) -> dict[str, Any]:
-    message = notification.message
-    return message.payload if message.payload else {"text": message.text}
-
-
-def encode_body(
-    notification: Notification, body_format: BodyFormat, cloudevents: CloudEventsIdentity
-) -> tuple[bytes, str]:
-    """The body bytes and their Content-Type."""
+def wrapped(
+    notification: Notification,
+    payload: dict[str, Any],
+    body_format: BodyFormat,
+    cloudevents: CloudEventsIdentity,
+) -> tuple[dict[str, Any], str]:
+    """The body and its Content-Type."""
     if body_format == "json":
-        return msgspec.json.encode(payload_of(notification)), JSON_CONTENT_TYPE
+        return payload, JSON_CONTENT_TYPE
     event = {
         "specversion": "1.0",
         "id": notification.id,
@@ -47,6 +43,6 @@ def encode_body(
         "subject": notification.ordering_key,
         "time": datetime.fromtimestamp(notification.observed_at, UTC).isoformat(),
         "datacontenttype": JSON_CONTENT_TYPE,
-        "data": payload_of(notification),
+        "data": payload,
     }
-    return msgspec.json.encode(event), CLOUDEVENTS_CONTENT_TYPE
+    return event, CLOUDEVENTS_CONTENT_TYPE

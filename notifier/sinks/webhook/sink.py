@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import quote
 
 import msgspec
@@ -23,11 +24,13 @@ import msgspec
 from notifier import __version__
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.message_template import SinkMessageTemplate
+from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import redact_url
+from notifier.sinks.showing import shown
 from notifier.sinks.transport import Tls, Transport
-from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, encode_body
+from notifier.sinks.webhook.bodies import BodyFormat, CloudEventsIdentity, wrapped
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
+from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
 
 log = logging.getLogger(__name__)
@@ -64,10 +67,10 @@ class WebhookSink:
         *,
         pool_size: int = 4,
         clock: Callable[[], float] = time.time,
-        template: SinkMessageTemplate | None = None,
+        template: ReceiverTemplate | None = None,
     ) -> None:
         self._name = name
-        self._template = template
+        self._template = template or ReceiverTemplate(name, PARTS, {})
         self._target = target
         self._clock = clock
         self._shown_as = redact_url(target.url)
@@ -89,15 +92,11 @@ class WebhookSink:
         return Capabilities(resolve=True)
 
     def preview(self, notification: Notification) -> str:
-        notification = self._own(notification)
-        body, _ = encode_body(notification, self._target.body_format, self._target.cloudevents)
-        return msgspec.json.format(body).decode()
+        return shown(self._body(notification)[0])
 
     def send(self, notification: Notification) -> None:
-        notification = self._own(notification)
-        body, content_type = encode_body(
-            notification, self._target.body_format, self._target.cloudevents
-        )
+        shaped, content_type = self._body(notification)
+        body = msgspec.json.encode(shaped)
         headers = self._headers(notification, body, content_type)
         try:
             reply = self._transport.post(body, headers, url=self._url_for(notification))
@@ -110,9 +109,10 @@ class WebhookSink:
     def close(self) -> None:
         self._transport.close()
 
-    def _own(self, notification: Notification) -> Notification:
-        """With the sink's own template, its payload (and text) rendered from the facts."""
-        return notification if self._template is None else self._template.applied(notification)
+    def _body(self, notification: Notification) -> tuple[dict[str, Any], str]:
+        payload = self._template.render("payload", notification.facts)
+        target = self._target
+        return wrapped(notification, payload, target.body_format, target.cloudevents)
 
     def _url_for(self, notification: Notification) -> str | None:
         """The resolved_url for a resolution, else None (the sink's url)."""

@@ -122,17 +122,18 @@ def test_public_urls_are_not_secrets_but_keys_in_templates_are(cli: Cli, write: 
     path = write(
         "c.yaml",
         "sinks:\n"
-        "  - {name: pd, type: webhook, url: 'https://events.pagerduty.com/v2/enqueue'}\n"
-        "templates:\n"
-        "  pd:\n"
-        "    payload: {routing_key: R0123456789abcdef, event_action: trigger,\n"
-        "              dedup_key: '{{ fingerprint }}'}\n"
-        "rules: [{name: r, sinks: [pd], template: pd}]\n",
+        "  - name: pd\n"
+        "    type: webhook\n"
+        "    url: 'https://events.pagerduty.com/v2/enqueue'\n"
+        "    template:\n"
+        "      payload: {routing_key: R0123456789abcdef, event_action: trigger,\n"
+        "                dedup_key: '{{ fingerprint }}'}\n"
+        "rules: [{name: r, sinks: [pd]}]\n",
     )
     run = cli("rules", "check", str(path))
     assert run.code == Exit.OK
     assert run.out.splitlines()[1:] == [
-        f"{path}:5:28: warning: templates.pd.payload.routing_key: routing_key is a secret, "
+        f"{path}:6:30: warning: sinks[0].template.payload.routing_key: routing_key is a secret, "
         "written inline: secrets belong in the environment (${ENV_VAR}, filled from a Secret)"
     ]
 

@@ -16,7 +16,7 @@ from notifier.sinks.slack import ApiPoster, SlackSink, ThreadStore
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.support.webhook_server import ReceivedRequest
-from tests.unit.sinks.factories import notification
+from tests.unit.sinks.factories import key_of, notification
 
 _names = itertools.count(1)
 
@@ -66,11 +66,11 @@ def delivered_ids(requests: list[ReceivedRequest]) -> list[str]:
 
 
 def ids_per_key(requests: list[ReceivedRequest]) -> dict[str, list[str]]:
-    """Per ordering key (carried in the payload), the ids delivered, in arrival order."""
+    """Per ordering key (the payload's object), the ids delivered, in arrival order."""
     order: dict[str, list[str]] = {}
     for request in requests:
         if 200 <= request.status < 300:
-            order.setdefault(request.json()["key"], []).append(
+            order.setdefault(key_of(request.json()), []).append(
                 request.header("Idempotency-Key") or ""
             )
     return order

@@ -24,8 +24,8 @@ class CountingEnricher:
 
     def enriched(self, note: Notification) -> Notification:
         self.attached += 1
-        message = dataclasses.replace(note.message, payload={**note.message.payload, "n": "ctx"})
-        return dataclasses.replace(note, message=message, context=None)
+        facts = {**note.facts, "context": {"owners": ["Deployment/ctx"]}}
+        return dataclasses.replace(note, facts=facts, context=None)
 
 
 def test_context_is_fetched_from_submission_and_attached_once_across_retries(
@@ -42,6 +42,6 @@ def test_context_is_fetched_from_submission_and_attached_once_across_retries(
     delivery.submit(notification(name, key="Pod/default/other"))  # asks for nothing
     eventually(lambda: len(server.received()) == 4)
     assert enricher.prefetched == [REQUEST] and enricher.attached == 1
-    bodies = [r.json()["n"] for r in server.received()]
-    assert bodies[:3] == ["ctx"] * 3  # two refusals and the success: one message each time
-    assert bodies[3] != "ctx"
+    bodies = [r.json().get("context") for r in server.received()]
+    assert bodies[:3] == [{"owners": ["Deployment/ctx"]}] * 3  # two refusals and the success
+    assert bodies[3] is None

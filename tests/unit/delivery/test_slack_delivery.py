@@ -37,7 +37,9 @@ def test_a_burst_meeting_429_waits_out_retry_after_then_all_arrive(slack: SlackS
     limited, *accepted = slack.received()
     assert limited.status == 429 and all(r.status == 200 for r in accepted)
     assert min(r.arrived_at for r in accepted) - limited.arrived_at >= 3.0
-    assert sorted(m.text for m in slack.messages()) == sorted(note.message.text for note in notes)
+    assert sorted(m.text for m in slack.messages()) == sorted(
+        note.facts["summary"] for note in notes
+    )
     assert metric("failed_total", name, "slack", reason="rate_limited") == 1
 
 

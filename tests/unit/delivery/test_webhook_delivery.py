@@ -22,7 +22,7 @@ from tests.unit.delivery.harness import (
     unique,
     webhook_target,
 )
-from tests.unit.sinks.factories import notification
+from tests.unit.sinks.factories import key_of, notification
 
 
 def test_receiver_down_then_up_gets_everything_in_order_per_object(
@@ -131,7 +131,7 @@ def test_a_key_being_retried_blocks_only_itself(
     server: WebhookServer, stoppers: list[Delivery]
 ) -> None:
     name = unique("hook")
-    server.answer(500, times=4, when=lambda r: r.json()["key"] == "Pod/default/bad")
+    server.answer(500, times=4, when=lambda r: key_of(r.json()) == "Pod/default/bad")
     delivery = started(
         stoppers,
         Delivery([webhook_target(server.url, name, backoff_initial_seconds=0.1)], outbox=None),

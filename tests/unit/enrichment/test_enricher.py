@@ -12,7 +12,7 @@ import pytest
 from notifier.enrichment import enricher as enricher_module
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.enricher import Enricher
-from notifier.notifications import Message, Notification
+from notifier.notifications import Notification
 from tests.unit.enrichment.fakes import EVENTS_PATH, LOG_PATH, RS_PATH, FakeApi, request
 from tests.unit.sinks.factories import notification
 
@@ -44,12 +44,8 @@ def test_the_sinks_of_one_change_share_one_fetch_and_get_it_in_their_message() -
     assert api.paths() == [LOG_PATH, EVENTS_PATH, RS_PATH]
     for note in sent:
         assert note.context is None  # attached: nothing left to fetch on a retry
-        assert note.message.payload["context"]["logs"][0]["lines"] == ["panic: boom"]
-        assert note.message.text.splitlines()[-3:] == [
-            "  owners: ReplicaSet/web-7d9f",
-            "  log of app (previous instance, last 1 lines):",
-            "    panic: boom",
-        ]
+        assert note.facts["context"]["logs"][0]["lines"] == ["panic: boom"]
+        assert note.facts["context"]["owners"] == ["ReplicaSet/web-7d9f"]
 
 
 def test_past_its_deadline_the_message_goes_without_context_and_says_so(
@@ -89,7 +85,7 @@ def test_a_bug_in_fetching_costs_the_context_not_the_message() -> None:
     enricher = _enricher(FakeApi({LOG_PATH: RuntimeError("bug")}))
     note = enricher.enriched(_asking(notification()))
     enricher.stop()
-    assert note.message.payload["context"]["problems"] == [
+    assert note.facts["context"]["problems"] == [
         "context could not be fetched (see the service's log)"
     ]
 
@@ -110,14 +106,11 @@ def test_a_notification_without_a_request_is_sent_as_it_is() -> None:
     plain = notification()
     assert enricher.enriched(plain) is plain
     enricher.stop()
-    assert plain.message == Message(text=plain.message.text, payload=plain.message.payload)
+    assert "context" not in plain.facts
 
 
 def test_facts_get_the_context_too_and_alertmanager_shows_the_log_excerpt() -> None:
-    from notifier.sinks.alertmanager.alerts import (
-        BUILTIN_TEMPLATE,
-        annotations_of,
-    )
+    from notifier.sinks.alertmanager.alerts import PARTS, annotations_of
     from notifier.sinks.rendering import ReceiverTemplate
 
     api = FakeApi(ANSWERS)
@@ -126,6 +119,6 @@ def test_facts_get_the_context_too_and_alertmanager_shows_the_log_excerpt() -> N
     note = dataclasses.replace(_asking(notification("hub")), facts=facts)
     sent = enricher.enriched(note)
     enricher.stop()
-    assert sent.facts is not None and sent.facts["context"]["logs"][0]["lines"] == ["panic: boom"]
-    template = ReceiverTemplate("hub", BUILTIN_TEMPLATE, {})
+    assert sent.facts["context"]["logs"][0]["lines"] == ["panic: boom"]
+    template = ReceiverTemplate("hub", PARTS, {})
     assert annotations_of(sent.facts, template)["logs"] == "app:\npanic: boom"

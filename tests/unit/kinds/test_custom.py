@@ -155,4 +155,4 @@ def test_a_custom_resource_state_held_for_its_for_is_told_once() -> None:
     assert engine.decide(went, now=100.0).notifications == []
     assert engine.tick(100.0 + 3599).notifications == []
     [told] = engine.tick(100.0 + 3600).notifications
-    assert "Certificate shop/web" in told.message.text and "for 1h" in told.message.text
+    assert "Certificate shop/web" in told.facts["summary"] and "for 1h" in told.facts["summary"]

@@ -8,7 +8,6 @@ from typing import Any
 import msgspec
 
 from notifier.kinds.registry import KINDS
-from notifier.notifications import MessageForm
 from notifier.objects import Kind, KubeObject, key_of, kind_of
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
@@ -17,7 +16,6 @@ from notifier.rules.config import (
     InhibitSpec,
     MuteIntervalSpec,
     RuleSpec,
-    TemplateSpec,
 )
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.model import Change, EventType, Transition
@@ -203,7 +201,6 @@ def ruleset(
     rules: list[dict[str, Any]],
     *,
     sinks: dict[str, bool] | None = None,
-    sink_forms: dict[str, frozenset[MessageForm]] | None = None,
     defaults: dict[str, Any] | None = None,
     templates: dict[str, Any] | None = None,
     mute_windows: dict[str, list[dict[str, Any]]] | None = None,
@@ -215,13 +212,12 @@ def ruleset(
         RulesSource(
             rules=[(i, RuleSpec.model_validate(rule)) for i, rule in enumerate(rules)],
             defaults=DefaultsSpec.model_validate(defaults or {}),
-            templates={n: TemplateSpec.model_validate(t) for n, t in (templates or {}).items()},
+            templates=templates or {},
             mute_windows={
                 n: [MuteIntervalSpec.model_validate(i) for i in w]
                 for n, w in (mute_windows or {}).items()
             },
             sinks=sinks if sinks is not None else {"console": True, "slack": True, "off": False},
-            sink_forms=sink_forms or {},
             cluster_name=cluster,
             inhibit_rules=[InhibitSpec.model_validate(i) for i in inhibit_rules or []],
         )

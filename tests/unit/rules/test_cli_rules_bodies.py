@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from notifier.cli_rules import main
 from notifier.notifications import FACT_NAMES
 from notifier.rules.facts import DIGEST_NAMES, SINGLE_NAMES
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, changed
+from tests.unit.sinks.test_showing import unfolded
 from tests.unit.sinks.told import config_text
 
 SINKS: list[dict[str, object]] = [
@@ -37,7 +37,7 @@ def _body(out: str, status: str) -> Any:
     _, _, rest = out.partition(head)
     fingerprint, _, rest = rest.partition("\n")
     assert fingerprint.startswith("fingerprint: ") and len(fingerprint) > len("fingerprint: ")
-    return json.loads(rest.split("\n--- ", 1)[0])
+    return unfolded(rest.split("\n--- ", 1)[0])
 
 
 def test_the_alertmanager_body_firing_and_resolved(
@@ -62,3 +62,15 @@ def test_the_webhook_body_is_its_payload(
 def test_facts_hold_the_template_variables_but_the_objects() -> None:
     rules_add = {"rule_labels", "send_resolved", "fired_at", "told_states", "context"}
     assert (SINGLE_NAMES | DIGEST_NAMES) - {"obj", "old", "new"} | rules_add == FACT_NAMES
+
+
+def test_the_alertmanager_description_reads_a_line_at_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(tmp_path, SINKS[0])
+    out = capsys.readouterr().out
+    assert (
+        '"description": "Reason: CrashLoopBackOff: back-off 40s restarting failed container=web\\n"'
+        in out
+    )
+    assert '"Container: web, exit code 137, 3 restarts, last terminated: OOMKilled\\n"' in out

@@ -9,6 +9,7 @@ from prometheus_client import REGISTRY
 from notifier.origin import Origin
 from notifier.rules.engine import RulesEngine
 from notifier.rules.ruleset import Ruleset
+from notifier.sinks import lines
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset, transition
 
 
@@ -40,7 +41,7 @@ def test_one_notification_per_enabled_sink() -> None:
     assert {n.rule for n in notifications} == {"r"}
     assert {n.ordering_key for n in notifications} == {"Pod/shop/web-7d4b9c6f5d-x2x9q"}
     assert notifications[0].observed_at == NOW
-    assert notifications[0].message is notifications[1].message
+    assert notifications[0].facts is notifications[1].facts
 
 
 def test_ids_are_stable_and_distinct() -> None:
@@ -83,7 +84,7 @@ def test_mass_failure_becomes_one_digest() -> None:
     assert _suppressed("group") == before + 199
     assert engine.tick(NOW + 29).notifications == []
     [digest] = engine.tick(NOW + 31).notifications
-    text = digest.message.text
+    text = "\n".join([lines.headline(digest.facts), *lines.member_lines(digest.facts)])
     assert text.splitlines()[0] == (
         "[prod-eu] 200 Pods in shop: OOMKilled, CrashLoopBackOff, NotReady, "
         "RestartCountIncreased (rule failures)"
@@ -91,9 +92,9 @@ def test_mass_failure_becomes_one_digest() -> None:
     assert "- Pod shop/web-0: Ready -> OOMKilled" in text
     assert "shop/web-5:" not in text
     assert "… and 195 more" in text
-    assert digest.message.payload["type"] == "digest"
-    assert digest.message.payload["count"] == 200
-    assert len(digest.message.payload["items"]) == 5
+    assert len(digest.facts["members"]) == 5
+    assert digest.facts["count"] == 200
+    assert len(digest.facts["items"]) == 5
     assert digest.ordering_key.startswith("digest/failures/namespace=shop")
 
 
@@ -103,7 +104,7 @@ def test_groups_split_by_namespace() -> None:
         engine.process(_pod(index, "shop"))
         engine.process(_pod(index, "billing"))
     digests = engine.tick(NOW + 30).notifications
-    assert sorted(d.message.payload["group"]["namespace"] for d in digests) == ["billing", "shop"]
+    assert sorted(d.facts["group"]["namespace"] for d in digests) == ["billing", "shop"]
 
 
 def test_group_by_label_and_owner() -> None:
@@ -111,7 +112,7 @@ def test_group_by_label_and_owner() -> None:
     engine.process(_pod(1))
     engine.process(_pod(2))
     [digest] = engine.tick(NOW + 30).notifications
-    assert digest.message.payload["group"] == {"owner": "Deployment/web", "label:app": "web"}
+    assert digest.facts["group"] == {"owner": "Deployment/web", "label:app": "web"}
 
 
 def test_startup_transitions_are_counted_not_sent() -> None:

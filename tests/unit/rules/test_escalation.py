@@ -35,7 +35,7 @@ def _engine(
 
 
 def _where(told: list[Notification]) -> list[tuple[str, str]]:
-    return [(n.sink, n.message.payload["status"]) for n in told]
+    return [(n.sink, n.facts["status"]) for n in told]
 
 
 def test_still_firing_after_the_step_reaches_its_sinks_once_and_the_resolution_too() -> None:
@@ -44,7 +44,9 @@ def test_still_firing_after_the_step_reaches_its_sinks_once_and_the_resolution_t
     assert engine.tick(NOW + HALF_HOUR - 1).notifications == []
     [escalated] = engine.tick(NOW + HALF_HOUR).notifications
     assert (escalated.sink, escalated.rule) == ("slack", "crash-loops")
-    assert "CrashLoopBackOff" in escalated.message.text and "for 30m" in escalated.message.text
+    assert (
+        "CrashLoopBackOff" in escalated.facts["summary"] and "for 30m" in escalated.facts["summary"]
+    )
     assert engine.tick(NOW + 4 * HALF_HOUR).notifications == []
     resolutions = engine.process(_recovered(NOW + 5 * HALF_HOUR), now=NOW + 5 * HALF_HOUR)
     assert sorted(_where(resolutions)) == [("console", "resolved"), ("slack", "resolved")]
@@ -81,9 +83,9 @@ def test_reminders_say_how_long_it_has_been_firing_and_stop_when_it_ends() -> No
     engine = _engine([{**RULE, "escalate": [], "repeat_interval": "1h"}])
     [first] = engine.process(_entered(NOW), now=NOW)
     [again] = engine.tick(NOW + 2 * HALF_HOUR).notifications
-    assert "for 1h" in again.message.text and again.sink == "console"
+    assert "for 1h" in again.facts["summary"] and again.sink == "console"
     [third] = engine.tick(NOW + 4 * HALF_HOUR).notifications
-    assert "for 2h" in third.message.text
+    assert "for 2h" in third.facts["summary"]
     assert len({first.id, again.id, third.id}) == 3
     assert len(engine.tick(NOW + 20 * HALF_HOUR).notifications) == 1  # a long gap: one, not eight
     engine.process(_recovered(NOW + 21 * HALF_HOUR), now=NOW + 21 * HALF_HOUR)

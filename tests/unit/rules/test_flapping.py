@@ -32,7 +32,7 @@ def _engine(rules: list[dict[str, Any]]) -> RulesEngine:
 
 
 def _statuses(told: list[Notification]) -> list[str]:
-    return [n.message.payload["status"] for n in told]
+    return [n.facts["status"] for n in told]
 
 
 def _started() -> float:
@@ -47,8 +47,10 @@ def test_flapping_is_told_once_then_quiet_until_steady_then_resolved_once() -> N
     assert _statuses(engine.process(_recovered(NOW + 10))) == ["resolved"]
     assert _statuses(engine.process(_entered(NOW + 20))) == ["firing"]
     [flapping] = engine.process(_recovered(NOW + 30))  # the fourth change
-    assert flapping.message.payload["status"] == "flapping"
-    assert "flapping: entered or left CrashLoopBackOff 4 times within 10m" in flapping.message.text
+    assert flapping.facts["status"] == "flapping"
+    assert (
+        "flapping: entered or left CrashLoopBackOff 4 times within 10m" in flapping.facts["summary"]
+    )
     quiet = engine.decide(_entered(NOW + 40))
     assert quiet.notifications == [] and ("crash-loops", "flapping") in quiet.suppressed
     assert engine.process(_recovered(NOW + 50)) == []  # its resolution is quiet too
@@ -56,9 +58,9 @@ def test_flapping_is_told_once_then_quiet_until_steady_then_resolved_once() -> N
     assert engine.next_due() == NOW + 50 + WITHIN
     assert engine.tick(NOW + 50 + WITHIN - 1).notifications == []
     [over] = engine.tick(NOW + 50 + WITHIN).notifications
-    assert over.message.payload["status"] == "resolved" and over.resolves
-    assert "no longer flapping: CrashLoopBackOff steady for 10m" in over.message.text
-    assert over.message.payload["fingerprint"] == flapping.message.payload["fingerprint"]
+    assert over.facts["status"] == "resolved" and over.resolves
+    assert "no longer flapping: CrashLoopBackOff steady for 10m" in over.facts["summary"]
+    assert over.facts["fingerprint"] == flapping.facts["fingerprint"]
     assert engine.tick(NOW + 10 * WITHIN).notifications == []
     assert _statuses(engine.process(_entered(NOW + 10 * WITHIN))) == ["firing"]  # told again
 

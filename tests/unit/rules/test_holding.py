@@ -80,8 +80,8 @@ def test_restored_members_wait_from_when_they_were_held_and_are_marked_catch_up(
 
     assert restarted.tick(NOW + 19).notifications == []  # group_wait 30 s from NOW - 10
     [digest] = restarted.tick(NOW + 20).notifications
-    assert digest.message.payload["count"] == 2
-    assert {item["origin"] for item in digest.message.payload["items"]} == {"catch_up"}
+    assert digest.facts["count"] == 2
+    assert {item["origin"] for item in digest.facts["items"]} == {"catch_up"}
     assert digest.catch_up
 
 

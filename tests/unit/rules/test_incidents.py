@@ -127,7 +127,7 @@ def test_a_node_lost_and_back_is_told_once_and_resolved_once(config: str) -> Non
     sinks = ["webhook", "console"] if config == "example" else ["chat"]
     assert per_sink(told) == {(s, kind): 1 for s in sinks for kind in ("firing", "resolved")}
     [resolved, *_] = [n for n in told if n.resolves]
-    assert "Node node-a: resolved: Unknown -> Ready" in resolved.message.text
+    assert "Node node-a: resolved: Unknown -> Ready" in resolved.facts["summary"]
 
 
 def test_the_resolution_comes_once_the_object_stayed_recovered_for_the_window() -> None:
@@ -140,7 +140,7 @@ def test_the_resolution_comes_once_the_object_stayed_recovered_for_the_window() 
     assert engine.next_due() == back.observed_at + RECOVERY
     assert engine.tick(back.observed_at + RECOVERY - 1).notifications == []
     [resolved] = engine.tick(back.observed_at + RECOVERY).notifications
-    assert resolved.resolves and resolved.message.payload["status"] == "resolved"
+    assert resolved.resolves and resolved.facts["status"] == "resolved"
 
 
 def test_trouble_back_within_the_window_is_the_same_incident_after_it_a_new_one() -> None:
@@ -164,7 +164,7 @@ def test_an_oom_kill_stays_the_worst_reason_after_the_crash_loop_that_follows() 
             decisions += decision.suppressed
         old = new
     [firing] = told
-    assert "OOMKilled" in firing.message.payload["transition"]["entered"]
+    assert "OOMKilled" in firing.facts["entered"]
     assert ("pod-failures", "incident: OOMKilled") in decisions
     after = metrics.SUPPRESSED.labels(reason=SuppressReason.INCIDENT.value)._value.get()
     assert after > before
@@ -192,7 +192,7 @@ def test_a_worse_severity_inside_an_incident_is_told_once_more() -> None:
         (20.0, kubelet.with_status(base, 6, phase="Failed", containerStatuses=[ended])),
     ]  # fmt: skip
     told = play(ruleset, sequence)
-    assert [n.message.payload["transition"]["entered"] for n in told] == [["NotReady"], ["Failed"]]
+    assert [n.facts["entered"] for n in told] == [["NotReady"], ["Failed"]]
 
 
 def _node_changes() -> list[Any]:

@@ -11,6 +11,7 @@ from notifier.objects import Kind, ObjectKey
 from notifier.rules.engine import RulesEngine
 from notifier.rules.errors import RulesError
 from notifier.rules.resolving import Firing
+from notifier.sinks.webhook.payload import payload_of
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
 
@@ -57,7 +58,7 @@ def _recovered(version: str = "48300") -> Transition:
 
 
 def _payload(notification: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = notification.message.payload
+    payload: dict[str, Any] = payload_of(notification.facts)
     return payload
 
 
@@ -67,7 +68,7 @@ def test_a_crash_loop_that_recovers_is_resolved_once_with_the_same_fingerprint()
     [resolution] = engine.process(_recovered())
     assert engine.process(_recovered("48301")) == []  # once
     assert resolution.id != firing.id and resolution.sink == "console"
-    assert "resolved: OOMKilled, CrashLoopBackOff -> Ready, Running" in resolution.message.text
+    assert "resolved: OOMKilled, CrashLoopBackOff -> Ready, Running" in resolution.facts["summary"]
     told, over = _payload(firing), _payload(resolution)
     assert (told["status"], over["status"]) == ("firing", "resolved")
     assert told["fingerprint"] == over["fingerprint"] != ""
@@ -78,7 +79,7 @@ def test_a_deleted_object_resolves_what_was_told() -> None:
     engine.process(crashloop())
     gone = transition(POD_JSON, None, old_states={"Running", "CrashLoopBackOff"})
     [resolution] = engine.process(gone)
-    assert "resolved: " in resolution.message.text
+    assert "resolved: " in resolution.facts["summary"]
 
 
 def test_nothing_is_resolved_that_was_not_sent_or_that_the_rule_does_not_ask() -> None:
@@ -97,7 +98,7 @@ def test_nothing_is_resolved_that_was_not_sent_or_that_the_rule_does_not_ask() -
 
 
 def _resolutions(notifications: list[Any]) -> list[Any]:
-    return [n for n in notifications if n.message.payload.get("status") == "resolved"]
+    return [n for n in notifications if n.facts.get("status") == "resolved"]
 
 
 def test_still_in_one_of_the_states_told_is_not_over() -> None:
@@ -126,7 +127,7 @@ def test_thread_by_object_puts_the_firing_and_its_resolution_in_one_thread() -> 
     engine = _engine([{**RULE, "thread_by": "object"}])
     [firing] = engine.process(crashloop())
     [resolution] = engine.process(_recovered())
-    assert firing.thread_key == resolution.thread_key == firing.message.payload["fingerprint"]
+    assert firing.thread_key == resolution.thread_key == firing.facts["fingerprint"]
     assert (firing.resolves, resolution.resolves) == (False, True)
     assert _engine([RULE]).process(crashloop())[0].thread_key is None
 

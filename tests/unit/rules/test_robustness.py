@@ -187,5 +187,5 @@ def test_index_gives_the_same_answer_as_scanning_every_rule(made: Transition) ->
 def test_odd_transitions_never_raise(made: Transition) -> None:
     engine = RulesEngine(lambda: COMPILED, clock=lambda: NOW)
     for notification in engine.process(made) + engine.tick(NOW + 3600).notifications:
-        assert notification.message.text
+        assert notification.facts["summary"]
     COMPILED.explain(made, EvalContext(now=NOW))

@@ -94,7 +94,7 @@ def test_it_fires_once_when_the_state_held_for_the_duration() -> None:
     assert engine.tick(NOW + FIVE_MINUTES - 1).notifications == []
     [told] = engine.tick(NOW + FIVE_MINUTES).notifications
     assert told.rule == "stays-crashing" and told.sink == "console"
-    assert "CrashLoopBackOff" in told.message.text and "for 5m" in told.message.text
+    assert "CrashLoopBackOff" in told.facts["summary"] and "for 5m" in told.facts["summary"]
     assert engine.tick(NOW + 10 * FIVE_MINUTES).notifications == []
 
 
@@ -129,7 +129,7 @@ def test_changes_within_its_states_keep_the_timer_and_tell_the_latest() -> None:
     )
     assert engine.decide(later).notifications == []  # OOMKilled is the rule's too: no new timer
     [told] = engine.tick(NOW + FIVE_MINUTES).notifications
-    assert "OOMKilled" in told.message.text
+    assert "OOMKilled" in told.facts["summary"]
 
 
 def test_a_silence_during_pending_that_ended_lets_it_fire() -> None:
@@ -225,8 +225,8 @@ def test_send_resolved_resolves_what_fired_and_nothing_cancelled() -> None:
     [firing] = engine.tick(NOW + 20 + FIVE_MINUTES).notifications
     assert engine.decide(_recovered(NOW + 1000)).notifications == []  # recovering
     [resolution] = engine.tick(NOW + 1000 + 60).notifications  # the recovery window later
-    assert resolution.message.payload["status"] == "resolved"
-    assert firing.message.payload["fingerprint"] == resolution.message.payload["fingerprint"]
+    assert resolution.facts["status"] == "resolved"
+    assert firing.facts["fingerprint"] == resolution.facts["fingerprint"]
 
 
 def test_a_deleted_object_cancels_its_timer() -> None:
@@ -277,7 +277,7 @@ def test_time_counts_from_the_objects_own_timestamp_where_it_keeps_one() -> None
     )
     engine.decide(replace(went, observed_at=NOW + 30))  # seen late (a restart's catch-up)
     [told] = engine.tick(NOW + 30).notifications
-    assert "for 10m30s" in told.message.text
+    assert "for 10m30s" in told.facts["summary"]
 
 
 def test_a_claim_pending_since_its_creation_is_timed_from_it() -> None:

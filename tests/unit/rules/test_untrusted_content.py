@@ -12,6 +12,8 @@ import pytest
 
 from notifier.rules.engine import RulesEngine
 from notifier.sinks.console import ConsoleSink
+from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.slack.blocks import PARTS
 from notifier.sinks.slack.posting import ApiPoster
 from notifier.sinks.slack.sink import SlackSink
 from tests.support.slack_server import TOKEN, SlackServer
@@ -33,11 +35,8 @@ def _hostile_crashloop() -> Any:
     )
 
 
-def _notification(template: dict[str, Any] | None = None) -> Any:
-    rule: dict[str, Any] = {"name": "r", "sinks": ["slack"]}
-    if template is not None:
-        rule["template"] = template
-    compiled = ruleset([rule])
+def _notification() -> Any:
+    compiled = ruleset([{"name": "r", "sinks": ["slack"]}])
     [note] = RulesEngine(lambda: compiled, clock=lambda: NOW).process(_hostile_crashloop())
     return note
 
@@ -48,12 +47,18 @@ def slack() -> Iterator[SlackServer]:
         yield server
 
 
-def test_object_text_in_blocks_is_escaped_and_the_templates_markup_is_kept() -> None:
-    blocks = json.dumps(_notification().message.blocks, ensure_ascii=False)
+def _blocks(template: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    slack = ReceiverTemplate("slack", PARTS, template or {})
+    found: list[dict[str, Any]] = slack.render("blocks", _notification().facts)
+    return found
+
+
+def test_object_text_in_blocks_is_escaped_and_the_receivers_markup_is_kept() -> None:
+    blocks = json.dumps(_blocks(), ensure_ascii=False)
     assert "<!channel>" not in blocks and "<@U123>" not in blocks and "<http://evil" not in blocks
     assert "&lt;!channel&gt; &lt;@U123&gt; &lt;http://evil.example|Click&gt; &amp;" in blocks
     assert "\x1b" not in blocks and "\x07" not in blocks and "\x00" not in blocks
-    assert "rule `r`" in blocks  # the built-in template's own markup (code) is kept
+    assert "rule `r`" in blocks  # Slack's own markup (code) is kept
 
 
 def test_a_users_blocks_keep_their_links_while_the_values_they_show_are_escaped() -> None:
@@ -61,7 +66,7 @@ def test_a_users_blocks_keep_their_links_while_the_values_they_show_are_escaped(
         "type": "section",
         "text": {"type": "mrkdwn", "text": "<https://runbook.example|Runbook>: {{ message }}"},
     }
-    [block] = _notification({"blocks": [section]}).message.blocks
+    [block] = _blocks({"blocks": [section]})
     assert block["text"]["text"].startswith("<https://runbook.example|Runbook>: &lt;!channel&gt;")
 
 

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from notifier.sinks.alertmanager import AlertmanagerSink, build_alertmanager
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
@@ -140,7 +141,7 @@ def test_the_receivers_template_and_generator_url(server: WebhookServer) -> None
 
 
 def test_a_template_with_an_unknown_part_or_variable_fails_at_build() -> None:
-    with pytest.raises(SinkBuildError, match=r"template.title: unknown part"):
+    with pytest.raises(ValidationError, match=r"unknown part 'title': this receiver's are summary"):
         _sink("http://127.0.0.1:9", template={"title": "x"})
     with pytest.raises(SinkBuildError, match=r"unknown variable 'nmae' \(did you mean 'name'\?\)"):
         _sink("http://127.0.0.1:9", template={"summary": "{{ nmae }}"})
@@ -163,7 +164,7 @@ def test_a_digest_is_one_alert_per_member(server: WebhookServer) -> None:
     other = {**member, "name": "web-2", "fingerprint": "f2"}
     digest = Notification(
         id="d1", sink="am", rule="pod-crash", ordering_key="digest/pod-crash",
-        message=FIRING.message, observed_at=FIRING.observed_at,
+        observed_at=FIRING.observed_at,
         facts={"members": [member, other], "rule_labels": {"team": "shop"}, "summary": "2 Pods"},
     )  # fmt: skip
     _sink(server.base_url).send(digest)
@@ -171,3 +172,12 @@ def test_a_digest_is_one_alert_per_member(server: WebhookServer) -> None:
     _check_shape(alerts)
     assert [a["labels"]["name"] for a in alerts] == ["web-7d4b9c6f5d-x2x9q", "web-2"]
     assert all(a["labels"]["team"] == "shop" for a in alerts)
+
+
+def test_the_description_is_a_line_per_detail(server: WebhookServer) -> None:
+    _sink(server.base_url).send(FIRING)
+    [alert] = server.received()[0].json()
+    said = alert["annotations"]["description"].splitlines()
+    assert said[0] == "Reason: CrashLoopBackOff: back-off 40s restarting failed container=web"
+    assert said[1] == "Container: web, exit code 137, 3 restarts, last terminated: OOMKilled"
+    assert len(said) == len(set(said)) == len(FIRING.facts["details"])

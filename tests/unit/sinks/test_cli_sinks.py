@@ -63,3 +63,14 @@ def test_an_unknown_sink_exits_2_naming_the_sinks(
 ) -> None:
     assert main(["sinks", "test", "nope", "--config", str(_config(tmp_path, server))]) == 2
     assert "no sink named 'nope' (sinks: hook, hub, pd)" in capsys.readouterr().out
+
+
+def test_what_it_sent_reads_a_line_at_a_time_and_says_each_thing_once(
+    tmp_path: Path, server: WebhookServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["sinks", "test", "hub", "--config", str(_config(tmp_path, server))]) == 0
+    out = capsys.readouterr().out
+    assert '"description": "Test: sent by sinks test"' in out
+    assert "notificationTest" not in out  # the transition no longer runs into the details
+    [alert] = server.received()[0].json()
+    assert alert["annotations"]["description"] == "Test: sent by sinks test"

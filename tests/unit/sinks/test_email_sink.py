@@ -132,7 +132,12 @@ def test_a_password_without_tls_is_refused_at_load() -> None:
 
 def test_the_mail_preview_is_what_is_sent(pki: Pki, tmp_path: Path) -> None:
     preview = _sink(1, pki).preview(FIRING)
-    assert "Subject: [FIRING] [prod-eu]" in preview and "Content-Type: text/html" in preview
+    assert preview.startswith("Subject: [FIRING] [prod-eu]") and "\n--- text/html ---\n" in preview
+    text = preview.split("--- text/plain ---\n", 1)[1].split("\n--- text/html", 1)[0]
+    said = text.splitlines()
+    assert said[0] == FIRING.facts["summary"] and said[1] == ""
+    assert said[2] == "Reason: CrashLoopBackOff: back-off 40s restarting failed container=web"
+    assert [line for line in said if line] == list(dict.fromkeys(line for line in said if line))
 
 
 def test_the_enriched_log_is_in_both_parts_escaped_in_html(starttls: SmtpServer, pki: Pki) -> None:
@@ -142,5 +147,6 @@ def test_the_enriched_log_is_in_both_parts_escaped_in_html(starttls: SmtpServer,
     [mail] = starttls.mails()
     text, html = mail.get_body(("plain",)), mail.get_body(("html",))
     assert text is not None and html is not None
-    assert "web log:\r\npanic: <boom>" in text.get_content()
+    said = text.get_content().replace("\r\n", "\n")
+    assert "Log of web (previous instance, last 1 lines):\n  panic: <boom>\n" in said
     assert "<pre>panic: &lt;boom&gt;</pre>" in html.get_content()

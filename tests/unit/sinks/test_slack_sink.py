@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import pytest
 
 from notifier.sinks.base import SendError
+from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.slack import (
     ApiPoster,
     IncomingWebhookPoster,
@@ -13,6 +14,7 @@ from notifier.sinks.slack import (
     SlackSink,
     ThreadStore,
 )
+from notifier.sinks.slack.blocks import PARTS, blocks_of
 from notifier.sinks.slack.limits import MAX_BLOCKS, MAX_TEXT
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.unit.sinks.factories import notification
@@ -32,14 +34,26 @@ def bot_sink(
     threads: ThreadStore | None = None,
     token: str = TOKEN,
     timeout: float = 5.0,
+    blocks: list[dict[str, object]] | None = None,
 ) -> SlackSink:
     poster = ApiPoster(token=token, channel=CHANNEL, base_url=slack.api_url, timeout=timeout)
-    return SlackSink("slack", poster, threads=threads, thread_scope=f"slack@{CHANNEL}")
+    return SlackSink(
+        "slack", poster, threads=threads, thread_scope=f"slack@{CHANNEL}", template=_own(blocks)
+    )
 
 
-def webhook_sink(slack: SlackServer, timeout: float = 5.0) -> SlackSink:
+def webhook_sink(
+    slack: SlackServer, timeout: float = 5.0, blocks: list[dict[str, object]] | None = None
+) -> SlackSink:
     poster = IncomingWebhookPoster(url=slack.webhook_url, timeout=timeout)
-    return SlackSink("slack", poster, threads=MemoryThreads(), thread_scope="slack@")
+    return SlackSink(
+        "slack", poster, threads=MemoryThreads(), thread_scope="slack@", template=_own(blocks)
+    )
+
+
+def _own(blocks: list[dict[str, object]] | None) -> ReceiverTemplate:
+    """Slack's parts, with ``blocks`` as the sink's own template when given."""
+    return ReceiverTemplate("slack", PARTS, {} if blocks is None else {"blocks": blocks})
 
 
 def send_error(sink: SlackSink) -> SendError:
@@ -53,19 +67,23 @@ def section(text: str) -> dict[str, object]:
 
 
 def test_posts_blocks_with_the_text_fallback_to_the_channel(slack: SlackServer) -> None:
-    bot_sink(slack).send(notification("slack", text="web-1 crashed", blocks=(section("*web-1*"),)))
+    sent = notification("slack", text="web-1 crashed")
+    bot_sink(slack).send(sent)
 
     (message,) = slack.messages()
     assert message.channel == CHANNEL
     assert message.text == "web-1 crashed"
-    assert message.blocks == [section("*web-1*")]
+    assert message.blocks == blocks_of(sent.facts)
+    assert message.blocks[0] == {
+        "type": "header", "text": {"type": "plain_text", "text": "Pod default/web-1"}
+    }  # fmt: skip
     assert message.thread_ts is None
 
 
 def test_messages_are_fitted_to_slack_limits(slack: SlackServer) -> None:
-    blocks = tuple(section(str(n)) for n in range(80))
+    blocks = [section(str(n)) for n in range(80)]
 
-    bot_sink(slack).send(notification("slack", text="t" * 10_000, blocks=blocks))
+    bot_sink(slack, blocks=blocks).send(notification("slack", text="t" * 10_000))
 
     (message,) = slack.messages()
     assert message.blocks is not None and len(message.blocks) == MAX_BLOCKS
@@ -197,7 +215,7 @@ def test_slack_unreachable_is_a_retryable_connection_error(slack: SlackServer) -
 
 
 def test_incoming_webhook_posts_text_and_blocks(slack: SlackServer) -> None:
-    webhook_sink(slack).send(notification("slack", text="hi", blocks=(section("b"),)))
+    webhook_sink(slack, blocks=[section("b")]).send(notification("slack", text="hi"))
 
     (message,) = slack.messages()
     assert (message.text, message.blocks, message.channel) == ("hi", [section("b")], None)

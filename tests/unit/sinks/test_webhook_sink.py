@@ -5,14 +5,15 @@ import hmac
 import json
 import socket
 import time
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from notifier.notifications import Message
+from notifier.notifications import decoded
 from notifier.sinks.base import SendError
 from notifier.sinks.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, WebhookSink
+from notifier.sinks.webhook.payload import payload_of
 from notifier.sinks.webhook.sink import WebhookTarget
 from tests.support.webhook_server import HANG, Reply, WebhookServer
 from tests.unit.sinks.certificates import server_context, write_self_signed
@@ -40,13 +41,14 @@ def verify_as_documented(secret: bytes, timestamp: str, body: bytes, signature: 
 
 def test_posts_the_payload_with_idempotency_key_and_custom_headers(server: WebhookServer) -> None:
     sink = sink_for(server.url, headers={"Authorization": "Bearer abc", "X-Team": "ops"})
-    sent = notification(payload={"state": "CrashLoopBackOff"})
+    sent = notification(facts={"reason": "CrashLoopBackOff"})
 
     sink.send(sent)
 
     (request,) = server.received()
     assert request.method == "POST"
-    assert request.json() == {"state": "CrashLoopBackOff"}
+    assert request.json() == payload_of(sent.facts)
+    assert request.json()["reason"] == "CrashLoopBackOff"
     assert request.header("Content-Type") == "application/json"
     assert request.header("Idempotency-Key") == sent.id
     assert request.header("Authorization") == "Bearer abc"
@@ -54,16 +56,21 @@ def test_posts_the_payload_with_idempotency_key_and_custom_headers(server: Webho
     assert request.header(SIGNATURE_HEADER) is None
 
 
-def test_without_a_payload_the_text_is_sent(server: WebhookServer) -> None:
-    sent = replace(notification(), message=Message(text="plain words"))
+def test_a_notification_written_before_facts_sends_its_text_as_the_summary(
+    server: WebhookServer,
+) -> None:
+    written = msgspec.json.encode(notification(text="plain words"))
+    old = msgspec.json.decode(written)
+    old["message"], old["facts"] = {"text": "plain words", "blocks": [], "payload": {}}, None
+    sent = decoded(msgspec.json.encode(old))
 
     sink_for(server.url).send(sent)
 
-    assert server.received()[0].json() == {"text": "plain words"}
+    assert server.received()[0].json()["summary"] == "plain words"
 
 
 def test_cloudevents_structured_mode_wraps_the_payload(server: WebhookServer) -> None:
-    sent = notification(payload={"a": 1}, observed_at=1_700_000_000.0)
+    sent = notification(observed_at=1_700_000_000.0)
 
     sink_for(server.url, body_format="cloudevents").send(sent)
 
@@ -74,7 +81,7 @@ def test_cloudevents_structured_mode_wraps_the_payload(server: WebhookServer) ->
     assert event["id"] == sent.id
     assert event["subject"] == sent.ordering_key
     assert event["time"] == "2023-11-14T22:13:20+00:00"
-    assert event["data"] == {"a": 1}
+    assert event["data"] == payload_of(sent.facts)
     assert event["source"] and event["type"]
 
 
@@ -90,7 +97,7 @@ def test_the_signature_verifies_as_documented(server: WebhookServer) -> None:
 
 
 def test_the_signature_fails_for_an_altered_body_or_another_key(server: WebhookServer) -> None:
-    sink_for(server.url, hmac_secret=SECRET).send(notification(payload={"replicas": 3}))
+    sink_for(server.url, hmac_secret=SECRET).send(notification(facts={"restart_count": 3}))
 
     (request,) = server.received()
     timestamp, signature = request.header(TIMESTAMP_HEADER), request.header(SIGNATURE_HEADER)
@@ -168,9 +175,11 @@ def test_tls_certificates_are_verified_by_default(tmp_path: Path) -> None:
 
 
 def test_request_body_is_compact_json(server: WebhookServer) -> None:
-    sink_for(server.url).send(notification(payload={"a": [1, 2]}))
+    sent = notification()
+    sink_for(server.url).send(sent)
 
-    assert server.received()[0].body == json.dumps({"a": [1, 2]}, separators=(",", ":")).encode()
+    compact = json.dumps(payload_of(sent.facts), separators=(",", ":"), ensure_ascii=False)
+    assert server.received()[0].body == compact.encode()
 
 
 def test_a_proxy_that_is_down_is_a_retryable_proxy_error(server: WebhookServer) -> None:

@@ -26,7 +26,7 @@ def test_a_crash_loop_told_before_a_restart_is_resolved_after_it(tmp_path: Path)
 
     second = open_store(tmp_path / "s.db")
     [resolution] = _engine(DurableFirings(second.firing, KINDS)).process(_recovered())
-    assert resolution.message.payload["status"] == "resolved"
+    assert resolution.facts["status"] == "resolved"
     second.close()
 
     third = open_store(tmp_path / "s.db")
@@ -77,8 +77,8 @@ def test_a_recovering_incident_ends_after_a_restart_told_from_its_saved_transiti
     after = _incidents_engine(DurableFirings(second.firing, KINDS))
     assert after.next_due() == NOW + 60.0
     [resolution] = after.tick(NOW + 60.0).notifications
-    assert resolution.message.payload["status"] == "resolved"
-    assert resolution.message.payload["object"]["resource_version"] == "48300"
+    assert resolution.facts["status"] == "resolved"
+    assert resolution.facts["resource_version"] == "48300"
     second.close()
     third = open_store(tmp_path / "s.db")
     assert DurableFirings(third.firing, KINDS).all_firing() == []
