@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 # "facts": the sink renders its own body from the notification's facts.
 MessageForm = Literal["text", "blocks", "payload", "facts"]
-ContextPart = Literal["logs", "events", "owners"]
-CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners")
+ContextPart = Literal["logs", "events", "owners", "changes"]
+CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners", "changes")
 ALL_FORMS: frozenset[MessageForm] = frozenset({"text", "blocks", "payload", "facts"})
 Facts = dict[str, Any]  # template variables as plain values (no objects): JSON all through
 # What facts may hold: the rules' template variables for one transition and for a digest

@@ -15,6 +15,7 @@ import dataclasses
 from typing import Any
 
 from notifier.enrichment.context import ContainerLog, Context
+from notifier.enrichment.telling import change_blocks, change_fields, change_text
 from notifier.notifications import Message
 from notifier.text import mrkdwn_escaped
 
@@ -50,11 +51,12 @@ def _text(context: Context) -> str:
         lines.append(f"  {_log_title(log)}:")
         lines += [f"    {line}" for line in log.lines] or ["    (empty)"]
     lines += [f"  context: {problem}" for problem in context.problems]
+    lines += change_text(context.changes) if context.changes else []
     return "\n".join(lines)
 
 
 def _blocks(context: Context) -> list[dict[str, Any]]:
-    blocks: list[dict[str, Any]] = []
+    blocks: list[dict[str, Any]] = change_blocks(context.changes) if context.changes else []
     if context.owners:
         owners = " → ".join(mrkdwn_escaped(list(context.owners)))
         blocks.append(_context_line(f"*Owners:* {owners}"))
@@ -104,4 +106,5 @@ def context_fields(context: Context) -> dict[str, Any]:
         "logs": [{**dataclasses.asdict(log), "lines": list(log.lines)} for log in context.logs],
         "problems": list(context.problems),
         "fetched_ms": context.fetched_ms,
+        **({"changes": change_fields(context.changes)} if context.changes else {}),
     }
