@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, model_validator
 
 from notifier.notifications import Facts, Notification
 from notifier.sinks.http import http_transport
+from notifier.sinks.likely_cause import CAUSE_TEXT
 from notifier.sinks.posting import PostingSink, Shape
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
@@ -27,6 +28,7 @@ BUILTIN_TEXT = {
         "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
         "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
         " {{ member.transition }}\n{% endfor %}"
+        f"{CAUSE_TEXT}"
         "{% for log in (context | default({})).get('logs', []) %}{{ log.container }} log:\n"
         "{{ log.lines[-20:] | join('\n') }}\n{% endfor %}"
         "rule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"

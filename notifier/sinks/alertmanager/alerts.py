@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from notifier.notifications import Facts, Notification
+from notifier.sinks.likely_cause import cause_fields
 from notifier.sinks.rendering import ReceiverTemplate
 
 BUILTIN_TEMPLATE = {
@@ -77,6 +78,7 @@ def annotations_of(facts: Facts, template: ReceiverTemplate) -> dict[str, str]:
     logs = log_excerpt(facts.get("context"))
     if logs:
         annotations["logs"] = logs
+    annotations.update(cause_fields(facts))
     return {name: value for name, value in annotations.items() if value}
 
 

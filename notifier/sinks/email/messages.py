@@ -17,6 +17,7 @@ from email.utils import format_datetime
 from typing import Any
 
 from notifier.notifications import Notification
+from notifier.sinks.likely_cause import CAUSE_HTML, CAUSE_TEXT
 from notifier.sinks.rendering import ReceiverTemplate
 
 BUILTIN_TEMPLATE = {
@@ -27,6 +28,7 @@ BUILTIN_TEMPLATE = {
         "{% for label, value in details | default([]) %}{{ label }}: {{ value }}\n{% endfor %}"
         "{% for member in members | default([]) %}- {{ member.kind }} {{ member.key }}:"
         " {{ member.transition }}\n{% endfor %}"
+        f"{CAUSE_TEXT}"
         "{% for log in (context | default({})).get('logs', []) %}\n{{ log.container }} log:\n"
         "{{ log.lines | join('\n') }}\n{% endfor %}"
         "\nrule {{ rule }} · {{ severity }}{% if observed_at %} · {{ observed_at }}{% endif %}"
@@ -39,6 +41,7 @@ BUILTIN_TEMPLATE = {
         "{% endif %}"
         "{% if members is defined %}<ul>{% for member in members %}<li>{{ member.kind }}"
         " {{ member.key }}: {{ member.transition }}</li>{% endfor %}</ul>{% endif %}"
+        f"{CAUSE_HTML}"
         "{% for log in (context | default({})).get('logs', []) %}<p>{{ log.container }} log:</p>"
         "<pre>{{ log.lines | join('\n') }}</pre>{% endfor %}"
         "<p><small>rule {{ rule }} · {{ severity }}</small></p>"
