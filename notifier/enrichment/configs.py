@@ -3,7 +3,8 @@
 Both are read as ``PartialObjectMetadata`` (the ``Accept`` header asks the
 API server for metadata only), so no value of either ever leaves the API
 server: the keys come from ``managedFields`` (``managers.data_keys``). A
-Secret is looked at only with ``enrichment.changes.secrets`` on.
+Secret is looked at only with ``enrichment.changes.secrets`` on. Creating one
+before the Pod existed changed nothing for it: such a creation is not told.
 """
 
 from __future__ import annotations
@@ -66,9 +67,18 @@ def _volume_sources(config_map: object, secret: object, projected: object) -> It
 
 
 def config_changes(
-    reads: Reads, ns: str, read: dict[Source, list[str]], window: Window, notes: list[str]
+    reads: Reads,
+    ns: str,
+    read: dict[Source, list[str]],
+    window: Window,
+    notes: list[str],
+    *,
+    since: str = "",
 ) -> list[ConfigChange]:
-    """The writes within the window to what the Pod reads, newest first."""
+    """The writes within the window to what the Pod reads, newest first.
+
+    ``since``: when the Pod was created; a creation before it is left out.
+    """
     found: list[ConfigChange] = []
     for kind in ("ConfigMap", "Secret"):
         names = sorted(name for k, name in read if k == kind)
@@ -76,7 +86,8 @@ def config_changes(
             notes.append(f"{len(names) - MOST_READ} more {kind}s read by the Pod not looked at")
         for name in names[:MOST_READ]:
             try:
-                found += _changes(reads, ns, kind, name, readers=read[kind, name], window=window)
+                changes = _changes(reads, ns, kind, name, readers=read[kind, name], window=window)
+                found += [c for c in changes if not (c.created and since and c.at < since)]
             except FetchError as problem:
                 notes.append(f"{kind} {shown(name)}: {problem}")
     return sorted(found, key=lambda change: change.seconds_before)

@@ -48,7 +48,8 @@ class ChangeFinder:
         found = self._lineage(reads, ns, owner, window, notes)
         spec = pod.spec if pod is not None else found.template if found else None
         read = self._readable(sources_read(spec) if spec else {}, notes)
-        configs = tuple(config_changes(reads, ns, read, window, notes))
+        born = pod.metadata.creation_timestamp if pod is not None else ""
+        configs = tuple(config_changes(reads, ns, read, window, notes, since=born))
         trouble = trouble_of(pod) if pod is not None else Trouble("")
         node = self._node(reads, ns, pod, window, notes)
         blast = self._blast(reads, ns, found, pod=pod, trouble=trouble, notes=notes)

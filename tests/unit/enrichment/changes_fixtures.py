@@ -41,12 +41,14 @@ def pod(
     last: dict[str, Any] | None = None,
     limits: dict[str, str] | None = None,
     message: str = "",
+    age: float = 3600,
 ) -> dict[str, Any]:
     resources = {"limits": limits} if limits else {}
     status = {"name": "web", "state": {"waiting": {"reason": waiting, "message": message}},
               "lastState": last or {}}  # fmt: skip
     return {
-        "metadata": {"name": "web-1", "uid": uid, "ownerReferences": [
+        "metadata": {"name": "web-1", "uid": uid, "creationTimestamp": stamp(age),
+                     "ownerReferences": [
             {"kind": "ReplicaSet", "name": "web-2", "uid": "rs-2", "controller": True}]},
         "spec": {"nodeName": "node-a", "containers": [container("shop:2", resources=resources)]},
         "status": {"phase": "Running", "containerStatuses": [status]},

@@ -142,3 +142,15 @@ def test_a_rollout_tells_env_sources_but_never_literal_values() -> None:
     assert changes.likely_cause.endswith("env of web: MODE: literal value changed")
     assert "secret-literal-value" not in str(change_fields(changes))
     assert "fast" not in str(change_fields(changes))
+
+
+def test_a_configmap_created_before_the_pod_is_no_change_for_it_but_one_created_after_is() -> None:
+    rs_list = "/apis/apps/v1/namespaces/shop/replicasets"
+    quiet = {"items": [replica_set("web-2", "rs-2", 2, "shop:2", 86400)]}
+    created = config_map([("helm", 600, ["a"])], created=600)
+    waited = world(**{CM_PATH: created, rs_list: quiet, POD_PATH: pod(age=900)})
+    assert _find(FakeApi(waited)).likely_cause == (
+        "ConfigMap app-config created 600s before, by Helm: keys a"
+    )
+    younger = world(**{CM_PATH: created, rs_list: quiet, POD_PATH: pod(age=60)})
+    assert _find(FakeApi(younger)).likely_cause == "no change found in the last 1h"
