@@ -72,7 +72,8 @@ def detail_lines(changes: Changes) -> list[str]:
 
 def _rollout_line(rollout: Rollout) -> str:
     told = "; ".join(
-        f"{c.field}{' of ' + c.container if c.container else ''}: {c.before} -> {c.after}"
+        f"{c.field}{' of ' + c.container if c.container else ''}: "
+        + (f"{c.before} -> {c.after}" if c.before else c.after)
         for c in rollout.changes
     )
     more = f" (+{rollout.more} more)" if rollout.more else ""

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from notifier.enrichment.config import EnrichmentConfig
+from notifier.enrichment.enricher import Enricher
 from notifier.enrichment.fetching import ContextFetcher
 from notifier.enrichment.reads import METADATA_ONLY
 from notifier.enrichment.telling import change_fields
@@ -24,7 +25,7 @@ from notifier.queue.rate_limiters import TokenBucket
 from notifier.source.access import cluster_access
 from notifier.source.client import RawClient
 from tests.controlplane.cluster import ControlPlane
-from tests.integration.kube import Kube
+from tests.integration.kube import UNSCHEDULED, Kube
 from tests.integration.service import ServiceProcess
 from tests.support.webhook_server import WebhookServer
 
@@ -231,3 +232,52 @@ def test_a_change_outside_the_window_is_not_blamed(full_cluster: ControlPlane) -
     assert found is not None and found.likely_cause.startswith("ConfigMap app-config changed")
     found = later.fetch(request, deadline=time.monotonic() + 10).changes
     assert found is not None and found.likely_cause == "no change found in the last 1h"
+
+
+def _pods_of(kube: Kube, ns: str, count: int, timeout: float = 120) -> list[Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pods = kube.core.list_namespaced_pod(ns).items
+        if len(pods) >= count:
+            return list(pods)
+        time.sleep(0.5)
+    raise AssertionError(f"the controller-manager did not make {count} Pods")
+
+
+def test_two_hundred_pods_failing_at_once_are_told_within_the_deadline(
+    full_cluster: ControlPlane,
+) -> None:
+    kube = Kube(full_cluster)
+    ns = kube.namespace("wave")
+    body = deployment("wave")
+    body["spec"]["replicas"] = 200
+    body["spec"]["template"]["spec"]["schedulerName"] = UNSCHEDULED  # made, never run
+    kube.apps.create_namespaced_deployment(ns, body)
+    pods = _pods_of(kube, ns, 200)
+    asked = [
+        ContextRequest(("changes",), "Pod", ns, pod.metadata.name, pod.metadata.uid,
+                       pod.metadata.resource_version,
+                       owner=("ReplicaSet", pod.metadata.owner_references[0].name))
+        for pod in pods
+    ]  # fmt: skip
+    client = RecordingClient(full_cluster)
+    settings = EnrichmentConfig()  # 3 s, 20 requests a second, a burst of 40
+    enricher = Enricher(client, settings)
+    started = time.monotonic()
+    try:
+        for request in asked:
+            enricher.prefetch(request)
+        contexts = [enricher.context_for(request) for request in asked]
+    finally:
+        enricher.stop()
+    took = time.monotonic() - started
+    assert took <= settings.timeout_seconds + 1.0, took  # the deadline, its grace, a busy CI
+    told = [context for context in contexts if context.changes is not None]
+    bare = [context for context in contexts if context.changes is None]
+    assert told, "no notification got its changes"
+    assert all(context.problems for context in bare)  # each says why it has none
+    print(  # the figures docs/enrichment.md gives: `pytest -s` shows them
+        f"measured: {len(asked)} notifications in {took:.2f} s; {len(told)} with changes; "
+        f"{len(client.seen)} requests ({len(client.seen) / len(asked):.2f} each); "
+        f"fetch ms p50 {sorted(c.fetched_ms for c in told)[len(told) // 2]}"
+    )
