@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from notifier.enrichment.attaching import with_context
 from notifier.enrichment.changes import Changes
 from notifier.enrichment.config import ChangesConfig
+from notifier.enrichment.context import Context
 from notifier.enrichment.finding import ChangeFinder
 from notifier.enrichment.reads import METADATA_ONLY
 from notifier.enrichment.redaction import Redactor
 from notifier.enrichment.telling import change_blocks, change_fields
+from notifier.notifications import Message
 from tests.unit.enrichment.changes_fixtures import (
     CM_PATH,
     NODE_PATH,
@@ -154,3 +157,13 @@ def test_a_configmap_created_before_the_pod_is_no_change_for_it_but_one_created_
     )
     younger = world(**{CM_PATH: created, rs_list: quiet, POD_PATH: pod(age=60)})
     assert _find(FakeApi(younger)).likely_cause == "no change found in the last 1h"
+
+
+def test_slack_gets_a_likely_cause_context_line_and_the_webhook_a_changes_object() -> None:
+    changes = _find(FakeApi(world()))
+    message = Message("web-1 is CrashLoopBackOff", ({"type": "section"},), {"schema": "v1"})
+    shown = with_context(message, Context(changes=changes))
+    cause = shown.blocks[1]["elements"][0]["text"]
+    assert cause.startswith("*Likely cause:* rollout of Deployment/web to revision 2")
+    assert shown.payload["context"]["changes"]["likely_cause"] == changes.likely_cause
+    assert f"  likely cause: {changes.likely_cause}" in shown.text
