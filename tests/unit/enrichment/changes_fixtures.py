@@ -69,7 +69,7 @@ def replica_set(name: str, uid: str, revision: int, image: str, age: float) -> d
 
 
 def deployment(manager: str = "kubectl-set", written: float = 40) -> dict[str, Any]:
-    template = {"f:spec": {"f:template": {"f:spec": {}}}}
+    template: dict[str, Any] = {"f:spec": {"f:template": {"f:spec": {}}}}
     return {
         "metadata": {"name": "web", "uid": "dep-1", "managedFields": [
             {"manager": manager, "operation": "Update", "time": stamp(written),
