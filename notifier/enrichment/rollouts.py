@@ -27,6 +27,7 @@ from notifier.enrichment.templates import MOST_CHANGES, Redact, shown, template_
 
 _REVISION = "deployment.kubernetes.io/revision"
 _LIST_LIMIT = "100"
+_SKEW = 60.0  # seconds the API server's clock may be ahead of ours
 _PATHS = {
     "Deployment": "/apis/apps/v1/namespaces/{ns}/deployments/{name}",
     "StatefulSet": "/apis/apps/v1/namespaces/{ns}/statefulsets/{name}",
@@ -43,11 +44,14 @@ class Window:
     seconds: float
 
     def ago(self, stamp: str) -> int | None:
-        """Whole seconds since ``stamp`` when it is within the window, else None."""
+        """Whole seconds since ``stamp`` when it is within the window, else None.
+
+        A time up to ``_SKEW`` ahead of ours is the API server's clock, not the future.
+        """
         at = seconds_of(stamp)
-        if at is None or not 0 <= self.now - at <= self.seconds:
+        if at is None or not -_SKEW <= self.now - at <= self.seconds:
             return None
-        return int(self.now - at)
+        return max(0, int(self.now - at))
 
 
 @dataclass(frozen=True, slots=True)
