@@ -6,13 +6,16 @@ from typing import Any
 
 from notifier.enrichment.attaching import with_context
 from notifier.enrichment.changes import Changes
-from notifier.enrichment.config import ChangesConfig
+from notifier.enrichment.config import ChangesConfig, EnrichmentConfig
 from notifier.enrichment.context import Context
+from notifier.enrichment.fetching import ContextFetcher
 from notifier.enrichment.finding import ChangeFinder
 from notifier.enrichment.reads import METADATA_ONLY
 from notifier.enrichment.redaction import Redactor
 from notifier.enrichment.telling import change_blocks, change_fields
 from notifier.notifications import Message
+from notifier.queue.rate_limiters import TokenBucket
+from notifier.source.client import ApiError
 from tests.unit.enrichment.changes_fixtures import (
     CM_PATH,
     NODE_PATH,
@@ -167,3 +170,19 @@ def test_slack_gets_a_likely_cause_context_line_and_the_webhook_a_changes_object
     assert cause.startswith("*Likely cause:* rollout of Deployment/web to revision 2")
     assert shown.payload["context"]["changes"]["likely_cause"] == changes.likely_cause
     assert f"  likely cause: {changes.likely_cause}" in shown.text
+
+
+def test_the_fetcher_attaches_changes_and_says_why_when_the_pod_cannot_be_read() -> None:
+    settings = EnrichmentConfig()
+    bucket = TokenBucket(settings.requests_per_second, settings.burst, lambda: 100.0)
+
+    def fetcher(api: FakeApi) -> ContextFetcher:
+        return ContextFetcher(api, settings, bucket=bucket, clock=lambda: 100.0, wall=lambda: NOW)  # type: ignore[arg-type]
+
+    context = fetcher(FakeApi(world())).fetch(request(parts=("changes",)), deadline=110.0)
+    assert context.changes is not None and context.changes.likely_cause.startswith("rollout of")
+    refused = FakeApi({POD_PATH: ApiError(403, "Forbidden", "pods is forbidden", None)})
+    context = fetcher(refused).fetch(request(parts=("changes",)), deadline=110.0)
+    assert context.changes is None
+    [problem] = context.problems
+    assert problem.startswith("changes: forbidden (needs get on pods, nodes and the workloads;")
