@@ -4,7 +4,8 @@ Both are read as ``PartialObjectMetadata`` (the ``Accept`` header asks the
 API server for metadata only), so no value of either ever leaves the API
 server: the keys come from ``managedFields`` (``managers.data_keys``). A
 Secret is looked at only with ``enrichment.changes.secrets`` on. Creating one
-before the Pod existed changed nothing for it: such a creation is not told.
+before the Pod existed (or in the same second) changed nothing for it: such
+a creation is not told. An object whose ``managedFields`` are empty tells nothing.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 
 from notifier.enrichment.changes import ConfigChange
 from notifier.enrichment.failures import FetchError
-from notifier.enrichment.managers import data_keys, manager_name, writes
+from notifier.enrichment.managers import creator, data_keys, manager_name, writes
 from notifier.enrichment.manifests import Container, ObjectMetadata, PodSpec
 from notifier.enrichment.reads import METADATA_ONLY, Reads
 from notifier.enrichment.rollouts import Window
@@ -87,7 +88,7 @@ def config_changes(
         for name in names[:MOST_READ]:
             try:
                 changes = _changes(reads, ns, kind, name, readers=read[kind, name], window=window)
-                found += [c for c in changes if not (c.created and since and c.at < since)]
+                found += [c for c in changes if not (c.created and since and c.at <= since)]
             except FetchError as problem:
                 notes.append(f"{kind} {shown(name)}: {problem}")
     return sorted(found, key=lambda change: change.seconds_before)
@@ -98,6 +99,7 @@ def _changes(
 ) -> Iterator[ConfigChange]:
     path = f"/api/v1/namespaces/{ns}/{_PATHS[kind]}/{name}"
     meta = reads.read(path, {}, ObjectMetadata, accept=METADATA_ONLY).metadata
+    creation = creator(meta)
     for entry in writes(meta):
         ago = window.ago(entry.time)
         if ago is None:
@@ -109,6 +111,6 @@ def _changes(
             seconds_before=ago,
             manager=manager_name(entry.manager),
             keys=data_keys(entry),
-            created=entry.time == meta.creation_timestamp and entry.operation != "Apply",
+            created=entry is creation,
             read_by=tuple(shown(reader) for reader in dict.fromkeys(readers)),
         )

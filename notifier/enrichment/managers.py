@@ -51,6 +51,20 @@ def writes(meta: Meta) -> Iterator[ManagedEntry]:
     yield from sorted(entries, key=lambda e: e.time, reverse=True)
 
 
+def creator(meta: Meta) -> ManagedEntry | None:
+    """The write that created the object: the first entry from the second it was created.
+
+    Times are whole seconds and the API server sorts entries by operation,
+    time, then manager name: when an edit shares the creation's second,
+    which write was the creation is not knowable, and the first is taken.
+    """
+    return next(
+        (e for e in meta.managed_fields
+         if not e.subresource and e.time == meta.creation_timestamp),
+        None,
+    )  # fmt: skip
+
+
 def template_writer(meta: Meta) -> ManagedEntry | None:
     """The newest write that owns part of ``spec.template``: who rolled it out."""
     for entry in writes(meta):

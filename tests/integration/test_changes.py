@@ -220,7 +220,9 @@ def test_a_secret_is_read_as_metadata_only_and_its_data_is_in_no_answer_or_messa
 def test_a_change_outside_the_window_is_not_blamed(full_cluster: ControlPlane) -> None:
     kube = Kube(full_cluster)
     ns = kube.namespace("window")
-    kube.core.create_namespaced_config_map(ns, {"metadata": {"name": "app-config"}, "data": {}})
+    kube.core.create_namespaced_config_map(
+        ns, {"metadata": {"name": "app-config"}, "data": {"a": "1"}}
+    )
     kube.core.create_namespaced_secret(ns, {"metadata": {"name": "db"}})
     request = _pod_reading_secrets(kube, ns)
     kube.core.patch_namespaced_config_map(
