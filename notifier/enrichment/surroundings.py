@@ -38,14 +38,15 @@ def trouble_of(pod: Pod) -> Trouble:
 
 
 def _troubles(pod: Pod) -> Iterator[Trouble]:
-    limits = {c.name: (c.resources.get("limits") or {}) for c in pod.spec.containers}
+    every = (*pod.spec.init_containers, *pod.spec.containers)
+    limits = {c.name: c.resources.get("limits") or {} for c in every}
     for status in (*pod.status.init_container_statuses, *pod.status.container_statuses):
         reason = _reason(status)
         if not reason:
             continue
         detail = ""
         if reason == "OOMKilled":
-            memory = limits.get(status.name, {}).get("memory") if limits.get(status.name) else None
+            memory = limits.get(status.name, {}).get("memory")
             detail = f"memory limit {shown(str(memory))}" if memory else "no memory limit"
         elif reason in ("ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
             detail = shown(status.state.waiting.message) if status.state.waiting else ""

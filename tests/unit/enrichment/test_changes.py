@@ -23,6 +23,8 @@ from tests.unit.enrichment.changes_fixtures import (
     POD_PATH,
     SECRET_PATH,
     config_map,
+    container,
+    deployment,
     node,
     pod,
     replica_set,
@@ -186,3 +188,27 @@ def test_the_fetcher_attaches_changes_and_says_why_when_the_pod_cannot_be_read()
     assert context.changes is None
     [problem] = context.problems
     assert problem.startswith("changes: forbidden (needs get on pods, nodes and the workloads;")
+
+
+def test_a_statefulset_rollout_is_read_from_its_controller_revisions() -> None:
+    def revision(number: int, image: str, age: float) -> dict[str, Any]:
+        template = {"spec": {"containers": [container(image)]}, "$patch": "replace"}
+        owner = {"kind": "StatefulSet", "name": "db", "uid": "sts-1", "controller": True}
+        meta = {"name": f"db-{number}", "creationTimestamp": stamp(age), "ownerReferences": [owner]}
+        return {"metadata": meta, "revision": number, "data": {"spec": {"template": template}}}
+
+    sts = deployment("helm", written=25)
+    sts["metadata"].update(name="db", uid="sts-1")
+    member = pod()
+    member["metadata"]["ownerReferences"] = [
+        {"kind": "StatefulSet", "name": "db", "uid": "sts-1", "controller": True}
+    ]
+    api = FakeApi(world(**{
+        POD_PATH: member,
+        "/apis/apps/v1/namespaces/shop/statefulsets/db": sts,
+        "/apis/apps/v1/namespaces/shop/controllerrevisions": {
+            "items": [revision(1, "db:15", 86400), revision(2, "db:16", 20)]},
+    }))  # fmt: skip
+    assert _find(api).likely_cause == (
+        "rollout of StatefulSet/db to revision 2, 20s before, by Helm: image of web db:15 -> db:16"
+    )
