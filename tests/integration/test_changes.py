@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kubernetes import client
 
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.enricher import Enricher
@@ -27,6 +28,7 @@ from notifier.source.client import RawClient
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import UNSCHEDULED, Kube
 from tests.integration.service import ServiceProcess
+from tests.integration.test_enrichment import _check as check_rules
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = [pytest.mark.integration, pytest.mark.fullcluster]
@@ -283,3 +285,47 @@ def test_two_hundred_pods_failing_at_once_are_told_within_the_deadline(
         f"{len(client.seen)} requests ({len(client.seen) / len(asked):.2f} each); "
         f"fetch ms p50 {sorted(c.fetched_ms for c in told)[len(told) // 2]}"
     )
+
+
+CHANGES_RULES = """
+sinks: [{name: out, type: console}]
+enrichment: {changes: {secrets: true}}
+rules: [{name: crashes, match: {kinds: [Pod]}, sinks: [out], enrich: [changes]}]
+"""
+
+
+def test_rules_check_says_which_rbac_a_service_account_lacks_for_changes(
+    control_plane: ControlPlane, tmp_path: Path
+) -> None:
+    kube = Kube(control_plane)
+    ns = kube.namespace("rbac")
+    kube.core.create_namespaced_service_account(ns, {"metadata": {"name": "notifier"}})
+    config = tmp_path / "config.yaml"
+    config.write_text(CHANGES_RULES)
+    code, out = check_rules(control_plane, config, f"{ns}/notifier")
+    assert code == 1, out
+    who = f"rules crashes ask for changes, but service account {ns}/notifier may not"
+    for lacking in ("get pods", "list replicasets", "list controllerrevisions",
+                    "get configmaps", "list events", "get secrets"):  # fmt: skip
+        assert f"{who} {lacking} (cluster-wide)" in out, out
+    rbac = client.RbacAuthorizationV1Api(kube.api)
+    rules = [{"apiGroups": [""], "resources": ["pods", "configmaps"], "verbs": ["get", "list"]},
+             {"apiGroups": [""], "resources": ["events"], "verbs": ["list"]},
+             {"apiGroups": ["apps"], "resources": ["replicasets", "controllerrevisions"],
+              "verbs": ["get", "list"]}]  # fmt: skip
+    rbac.create_cluster_role({"metadata": {"name": f"{ns}-changes"}, "rules": rules})
+    subject = {"kind": "ServiceAccount", "name": "notifier", "namespace": ns}
+    role = {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+            "name": f"{ns}-changes"}  # fmt: skip
+    rbac.create_cluster_role_binding(
+        {"metadata": {"name": f"{ns}-changes"}, "roleRef": role, "subjects": [subject]}
+    )
+    try:
+        code, out = check_rules(control_plane, config, f"{ns}/notifier")
+    finally:
+        rbac.delete_cluster_role_binding(f"{ns}-changes")
+        rbac.delete_cluster_role(f"{ns}-changes")
+    assert code == 1, out
+    assert [line.split(": ", 1)[1] for line in out.splitlines() if "may not" in line] == [
+        f"{who} get secrets (cluster-wide)"
+    ], out
