@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from notifier.enrichment.context import Context
+from notifier.enrichment.telling import change_fields
 from notifier.notifications import Facts
 
 
@@ -29,4 +30,5 @@ def context_fields(context: Context) -> dict[str, Any]:
         "logs": [{**dataclasses.asdict(log), "lines": list(log.lines)} for log in context.logs],
         "problems": list(context.problems),
         "fetched_ms": context.fetched_ms,
+        **({"changes": change_fields(context.changes)} if context.changes else {}),
     }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from notifier.enrichment.redaction import check_pattern
+from notifier.rules.durations import Duration
 
 
 class _Spec(BaseModel):
@@ -24,6 +25,14 @@ class RedactionSpec(_Spec):
         return value
 
 
+class ChangesConfig(_Spec):
+    """``enrich: [changes]``: how far back a change counts, what is read (docs/enrichment.md)."""
+
+    window: Duration = Field(default=3600.0, gt=0, le=7 * 86400)  # before the trouble
+    secrets: bool = False  # look at the Secrets a Pod reads (metadata only: never their data)
+    requests: int = Field(default=12, ge=4, le=32)  # API requests per notification, at most
+
+
 class EnrichmentConfig(_Spec):
     timeout_seconds: float = Field(default=3.0, gt=0, le=30)  # per notification, all parts
     concurrency: int = Field(default=2, ge=1, le=16)  # fetches in flight at once
@@ -36,3 +45,4 @@ class EnrichmentConfig(_Spec):
     owner_depth: int = Field(default=4, ge=1, le=8)  # owners followed up the chain
     default_redactions: bool = True  # passwords, tokens, keys: see docs/enrichment.md
     redact: list[RedactionSpec] = Field(default=[], max_length=50)
+    changes: ChangesConfig = ChangesConfig()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from notifier.enrichment.changes import Changes
+
 
 @dataclass(frozen=True, slots=True)
 class ContainerLog:
@@ -28,6 +30,7 @@ class Context:
     owners: tuple[str, ...] = ()  # "ReplicaSet/web-7d9f", "Deployment/web": nearest first
     problems: tuple[str, ...] = ()  # what could not be fetched, and why: said in the message
     fetched_ms: int = 0
+    changes: Changes | None = None  # what changed before the trouble (``enrich: [changes]``)
 
     def __bool__(self) -> bool:
-        return bool(self.logs or self.events or self.owners or self.problems)
+        return bool(self.logs or self.events or self.owners or self.problems or self.changes)

@@ -6,7 +6,7 @@ too slow) becomes a ``problem`` the message shows, never an exception.
 Parts: the containers' logs (``pods/log``, the last ``log_lines``, at most
 ``log_bytes``, redacted), the object's Warning Events (newest first), and its
 owners, followed up through ``ownerReferences`` (one GET per owner whose own
-owner is wanted).
+owner is wanted), and what changed before the trouble (``finding``).
 """
 
 from __future__ import annotations
@@ -14,13 +14,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import msgspec
 import urllib3
 
 from notifier.enrichment.access import NEEDS
+from notifier.enrichment.changes import Changes
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.context import ContainerLog, Context, WarningEvent
+from notifier.enrichment.failures import FetchError
+from notifier.enrichment.finding import ChangeFinder
 from notifier.enrichment.metrics import API_REQUESTS
 from notifier.enrichment.owners import OwnerMemory, owner_path
 from notifier.enrichment.reading import EventList, OwnedObject, last_lines, newest_warnings
@@ -32,10 +36,6 @@ from notifier.source.client import ApiError, RawClient
 _MAX_RESPONSE = 1 << 20  # an event list or an owner: far more than either needs
 _LOG_READ_FACTOR = 16  # read this much more log than kept, so the kept part is the end
 _STATUS_PROBLEMS = {401: "unauthorized", 403: "forbidden", 404: "not found"}
-
-
-class FetchError(Exception):
-    """One part (or one container's log) could not be fetched: the reason, for the message."""
 
 
 @dataclass
@@ -55,6 +55,7 @@ class ContextFetcher:
         *,
         bucket: TokenBucket,
         clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
     ) -> None:
         self._client = client
         self._settings = settings
@@ -65,6 +66,7 @@ class ContextFetcher:
         self._bucket = bucket
         self._clock = clock
         self._owners_seen = OwnerMemory(clock)
+        self._changes = ChangeFinder(settings.changes, self._redact, clock=wall)
 
     def fetch(self, request: ContextRequest, deadline: float) -> Context:
         started = self._clock()
@@ -73,18 +75,21 @@ class ContextFetcher:
         events: tuple[WarningEvent, ...] = ()
         owners: tuple[str, ...] = ()
         problems: list[str] = []
+        changes: Changes | None = None
         for part in request.parts:
             try:
                 if part == "logs":
                     logs.extend(self._logs(request, budget, problems))
                 elif part == "events":
                     events = self._events(request, budget)
+                elif part == "changes":
+                    changes = self._changes.find(request, partial(self._get, part, budget=budget))
                 else:
                     owners = self._owners(request, budget, problems)
             except FetchError as problem:
                 problems.append(f"{part}: {problem}")
         elapsed = int((self._clock() - started) * 1000)
-        return Context(tuple(logs), events, owners, tuple(problems), elapsed)
+        return Context(tuple(logs), events, owners, tuple(problems), elapsed, changes)
 
     def _logs(
         self, request: ContextRequest, budget: _Budget, problems: list[str]
@@ -109,7 +114,7 @@ class ContextFetcher:
             "tailLines": str(settings.log_lines),
             "limitBytes": str(settings.log_bytes * _LOG_READ_FACTOR),
         }
-        raw = self._get("logs", path, query, budget, settings.log_bytes * _LOG_READ_FACTOR)
+        raw = self._get("logs", path, query, settings.log_bytes * _LOG_READ_FACTOR, budget=budget)
         lines, truncated = last_lines(raw, settings.log_lines, settings.log_bytes, self._redact)
         return ContainerLog(container, previous, lines, truncated)
 
@@ -122,7 +127,7 @@ class ContextFetcher:
             "/api/v1/events"
         )  # fmt: skip
         query = {"fieldSelector": f"{where},type=Warning", "limit": "100"}
-        raw = self._get("events", path, query, budget, _MAX_RESPONSE)
+        raw = self._get("events", path, query, _MAX_RESPONSE, budget=budget)
         try:
             listed = msgspec.json.decode(raw, type=EventList)
         except msgspec.DecodeError as err:
@@ -143,7 +148,7 @@ class ContextFetcher:
             known, owner = self._owners_seen.get(path)
             if known:
                 continue
-            raw = self._get("owners", path, {}, budget, _MAX_RESPONSE)
+            raw = self._get("owners", path, {}, _MAX_RESPONSE, budget=budget)
             try:
                 owner = msgspec.json.decode(raw, type=OwnedObject).controller()
             except msgspec.DecodeError as err:
@@ -153,7 +158,14 @@ class ContextFetcher:
         return tuple(chain)
 
     def _get(
-        self, part: str, path: str, query: dict[str, str], budget: _Budget, max_bytes: int
+        self,
+        part: str,
+        path: str,
+        query: dict[str, str],
+        max_bytes: int,
+        accept: str | None = None,
+        *,
+        budget: _Budget,
     ) -> bytes:
         if budget.left() <= 0:
             API_REQUESTS.labels(part, "timeout").inc()
@@ -166,7 +178,9 @@ class ContextFetcher:
             time.sleep(wait)
         left = budget.left()
         try:
-            data = self._client.get_bounded(path, query, timeout=left, max_bytes=max_bytes)
+            data = self._client.get_bounded(
+                path, query, timeout=left, max_bytes=max_bytes, accept=accept
+            )
         except ApiError as err:
             outcome = _STATUS_PROBLEMS.get(err.status, f"error {err.status}")
             API_REQUESTS.labels(part, outcome.replace(" ", "_")).inc()

@@ -8,7 +8,7 @@ _SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 API_REQUESTS = Counter(
     "kube_notifier_enrichment_api_requests_total",
-    "API requests made to fetch context, by part (logs, events, owners) and outcome",
+    "API requests made to fetch context, by part (logs, events, owners, changes) and outcome",
     ["part", "outcome"],
 )
 FETCHES = Counter(

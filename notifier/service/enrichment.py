@@ -18,7 +18,7 @@ import urllib3
 from notifier.config.loading import LoadedConfig
 from notifier.config.model import Config
 from notifier.config.reloading import Staged, Stager
-from notifier.enrichment.access import REVIEWED
+from notifier.enrichment.access import REVIEWED, SECRETS_REVIEWED
 from notifier.enrichment.enricher import Enricher
 from notifier.source.client import ApiError, RawClient
 
@@ -64,22 +64,37 @@ def missing_access(
     who = f"service account {account}" if account else "this service account"
     lines = []
     for part in [p for p in (parts or sorted(asked)) if p in REVIEWED]:
-        verb, resource, subresource = REVIEWED[part]
-        review = partial(_allowed, client, verb, resource, subresource, account=account)
-        denied = [scope for scope in scopes if review(scope) is False]
-        if denied:
-            where = ", ".join(repr(s) for s in denied) if denied != [""] else "cluster-wide"
-            what = f"{resource}/{subresource}" if subresource else resource
-            rules = ", ".join(asked.get(part, []))
-            lines.append(f"rules {rules} ask for {part}, but {who} may not {verb} {what} ({where})")
+        reviews = REVIEWED[part]
+        if part == "changes" and config.enrichment.changes.secrets:
+            reviews = (*reviews, SECRETS_REVIEWED)
+        for verb, resource, subresource, group in reviews:
+            review = partial(
+                _allowed, client, verb, resource, subresource, group=group, account=account
+            )
+            denied = [scope for scope in scopes if review(scope) is False]
+            if denied:
+                where = ", ".join(repr(s) for s in denied) if denied != [""] else "cluster-wide"
+                what = f"{resource}/{subresource}" if subresource else resource
+                rules = ", ".join(asked.get(part, []))
+                lines.append(
+                    f"rules {rules} ask for {part}, but {who} may not {verb} {what} ({where})"
+                )
     return lines
 
 
 def _allowed(
-    client: RawClient, verb: str, resource: str, sub: str, namespace: str, *, account: str | None
+    client: RawClient,
+    verb: str,
+    resource: str,
+    sub: str,
+    namespace: str,
+    *,
+    group: str,
+    account: str | None,
 ) -> bool | None:
     """The API server's answer; None when it could not be asked (then nothing is said)."""
-    attributes = {"verb": verb, "resource": resource, "subresource": sub, "namespace": namespace}
+    attributes = {"verb": verb, "resource": resource, "subresource": sub, "namespace": namespace,
+                  "group": group}  # fmt: skip
     spec: dict[str, object] = {"resourceAttributes": attributes}
     kind = "SelfSubjectAccessReview"
     if account is not None:

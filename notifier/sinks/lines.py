@@ -20,6 +20,7 @@ from notifier.notifications import Facts
 from notifier.text import without_controls
 
 _ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
+_CHANGE_LINE = 1000  # characters of one line of what changed (enrichment bounds its parts)
 
 
 def one_line(value: Any) -> str:
@@ -59,7 +60,7 @@ def context_lines(facts: Facts, *, log_lines: int = 20, indent: str = "  ") -> l
     context = facts.get("context")
     if not isinstance(context, dict):
         return []
-    lines: list[str] = []
+    lines = change_lines(context, indent)
     owners = [one_line(owner) for owner in _list(context.get("owners"))]
     if owners:
         lines.append(f"Owners: {' -> '.join(owners)}")
@@ -78,6 +79,16 @@ def context_lines(facts: Facts, *, log_lines: int = 20, indent: str = "  ") -> l
             lines += [f"{indent}{line}" for line in shown[-log_lines:]] or [f"{indent}(empty)"]
     lines += [f"Not fetched: {one_line(problem)}" for problem in _list(context.get("problems"))]
     return lines
+
+
+def change_lines(context: Facts, indent: str = "  ") -> list[str]:
+    """``enrich: [changes]``: the likely cause, then what was found, a line each."""
+    found = context.get("changes")
+    if not isinstance(found, dict):
+        return []
+    said = [one_line(found.get("likely_cause", "")), *map(one_line, _list(found.get("lines")))]
+    cut = [line if len(line) <= _CHANGE_LINE else line[: _CHANGE_LINE - 1] + "…" for line in said]
+    return [f"Likely cause: {cut[0]}", *(f"{indent}{line}" for line in cut[1:])]
 
 
 def event_text(event: Facts) -> str:

@@ -18,6 +18,7 @@ from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
+from notifier.sinks.likely_cause import cause_fields
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
@@ -65,7 +66,8 @@ class OpsgenieShape:
             "source": source,
             "entity": cut(entity, 512),
             "tags": [cut(tag, 50) for tag in tags if tag],
-            "details": {"rule": notification.rule, "transition": str(facts.get("transition", ""))},
+            "details": {"rule": notification.rule, "transition": str(facts.get("transition", "")),
+                        **cause_fields(facts)},
         })  # fmt: skip
 
     def root_of(self, reply: Reply) -> str | None:

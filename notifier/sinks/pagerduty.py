@@ -17,6 +17,7 @@ from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
+from notifier.sinks.likely_cause import cause_fields
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
@@ -67,6 +68,7 @@ class PagerDutyShape:
             "custom_details": {
                 "text": self._template.render("text", facts),
                 "rule": notification.rule,
+                **cause_fields(facts),
             },
         }
         return Post({**event, "payload": payload, "client": "kube-notifier"})

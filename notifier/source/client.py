@@ -80,8 +80,10 @@ class RawClient:
         method: str = "GET",
         body: dict[str, Any] | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
+        accept: str = "application/json",
     ) -> urllib3.BaseHTTPResponse:
-        response = self._call(method, path, query, body, (connect_timeout, read_timeout))
+        timeouts = (connect_timeout, read_timeout)
+        response = self._call(method, path, query, body, timeouts, accept=accept)
         if not 200 <= response.status < 300:
             data = response.data
             response.release_conn()
@@ -97,11 +99,13 @@ class RawClient:
         query: dict[str, str],
         body: dict[str, Any] | None,
         timeouts: tuple[float, float],
+        *,
+        accept: str = "application/json",
     ) -> urllib3.BaseHTTPResponse:
         """The package's REST client: its TLS, proxy and credentials; the body left unread."""
         api = self._access.api
         self._access.renewal.renew_if_due(api)
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": accept}
         if body is not None:
             headers["Content-Type"] = "application/json"
         method, url, serialized, content, _ = api.param_serialize(
@@ -138,10 +142,21 @@ class RawClient:
             response.release_conn()
 
     def get_bounded(
-        self, path: str, query: dict[str, str], *, timeout: float, max_bytes: int
+        self,
+        path: str,
+        query: dict[str, str],
+        *,
+        timeout: float,
+        max_bytes: int,
+        accept: str | None = None,
     ) -> bytes:
-        """A GET that waits at most ``timeout`` per step and reads at most ``max_bytes``."""
-        response = self._request(path, query, timeout, connect_timeout=timeout)
+        """A GET that waits at most ``timeout`` per step and reads at most ``max_bytes``.
+
+        ``accept``: another ``Accept`` header (``as=PartialObjectMetadata``: metadata only).
+        """
+        response = self._request(
+            path, query, timeout, connect_timeout=timeout, accept=accept or "application/json"
+        )
         try:
             data = response.read(max_bytes + 1)
             if len(data) > max_bytes:  # the rest is not wanted: no half-read connection reused

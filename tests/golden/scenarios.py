@@ -12,6 +12,14 @@ import msgspec
 
 from notifier.config import read_config_text
 from notifier.enrichment.attaching import with_context
+from notifier.enrichment.changes import (
+    BlastRadius,
+    Changes,
+    ConfigChange,
+    NodeState,
+    Rollout,
+    TemplateChange,
+)
 from notifier.enrichment.context import ContainerLog, Context, WarningEvent
 from notifier.notifications import Notification
 from notifier.objects import Kind
@@ -72,7 +80,41 @@ def _one(
     )  # fmt: skip
 
 
+ROLLOUT = Rollout(
+    owner="Deployment/web",
+    revision=4,
+    at="2024-05-01T10:05:12Z",
+    seconds_before=38,
+    manager="kubectl (kubectl-set)",
+    changes=(
+        TemplateChange("image", "web", "shop:1.4.1", "shop:1.4.2"),
+        TemplateChange("resources", "web", "limits.memory 2Gi", "limits.memory 1Gi"),
+    ),
+)
+CHANGES = Changes(
+    likely_cause=(
+        "rollout of Deployment/web to revision 4, 38s before, by kubectl (kubectl-set): "
+        "image of web shop:1.4.1 -> shop:1.4.2"
+    ),
+    window_seconds=3600,
+    rollout=ROLLOUT,
+    configs=(
+        ConfigChange(
+            "ConfigMap",
+            "web-config",
+            "2024-05-01T09:40:00Z",
+            1590,
+            "Helm",
+            ("CACHE_SIZE",),
+            read_by=("web",),
+        ),
+    ),
+    node=NodeState("node-a", pressure=("MemoryPressure",)),
+    blast_radius=BlastRadius("Deployment/web", "CrashLoopBackOff", 2, 3),
+    requests=8,
+)
 CONTEXT = Context(
+    changes=CHANGES,
     owners=("ReplicaSet/web-7d4b9c6f5d", "Deployment/web"),
     events=(
         WarningEvent("BackOff", "Back-off restarting failed container web", 7, "10:06:30Z"),
@@ -208,6 +250,20 @@ def hostile() -> Notification:
         owners=("ReplicaSet/web<!here>", "Deployment/web\u202e"),
         events=(WarningEvent("BackOff", HOSTILE, 2, "2024-05-01T10:06:30Z"),),
         logs=(ContainerLog("web", previous=True, lines=("```", HOSTILE, LONG, "```")),),
+        changes=Changes(
+            likely_cause=f"ConfigMap {HOSTILE} changed 30s before",
+            window_seconds=3600,
+            configs=(
+                ConfigChange(
+                    "ConfigMap",
+                    HOSTILE,
+                    "2024-05-01T10:06:00Z",
+                    30,
+                    "kubectl<!channel>",
+                    ("<@U123>", LONG),
+                ),
+            ),
+        ),
     )
     return dataclasses.replace(note, facts=with_context(note.facts, context))
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from notifier.notifications import Facts, Notification
 from notifier.sinks import lines
+from notifier.sinks.likely_cause import cause_fields
 from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.text import without_controls
 
@@ -79,6 +80,7 @@ def annotations_of(facts: Facts, template: ReceiverTemplate) -> dict[str, str]:
         "summary": template.render("summary", facts)[:_MAX_ANNOTATION],
         "description": template.render("description", facts)[:_MAX_ANNOTATION],
         "fingerprint": str(facts.get("fingerprint", "")),
+        **cause_fields(facts),
     }
     logs = log_excerpt(facts.get("context"))
     if logs:

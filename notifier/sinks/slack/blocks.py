@@ -119,10 +119,11 @@ def _details(facts: Facts) -> list[tuple[str, str]]:
 
 
 def context_blocks(context: Any) -> list[Block]:
-    """The enriched context as blocks: owners, Warning Events, logs, what was not fetched."""
+    """The enriched context as blocks: the likely cause and what was found, owners, Warning
+    Events, logs, what was not fetched."""
     if not isinstance(context, dict):
         return []
-    blocks: list[Block] = []
+    blocks = _change_blocks(context)
     owners = [_escaped(owner) for owner in context.get("owners") or ()]
     if owners:
         blocks.append(_context_line(f"*Owners:* {' → '.join(owners)}"))
@@ -137,6 +138,18 @@ def context_blocks(context: Any) -> list[Block]:
             blocks.append(_section(_cut_end(body, f"*{_escaped(lines.log_title(log))}*", True)))
     for problem in context.get("problems") or ():
         blocks.append(_context_line(f":warning: Not fetched: {_escaped(problem)}"))
+    return blocks
+
+
+def _change_blocks(context: Facts) -> list[Block]:
+    """``enrich: [changes]``: a context line with the likely cause, one with what was found."""
+    said = lines.change_lines(context)
+    if not said:
+        return []
+    cause, found = said[0].removeprefix("Likely cause: "), said[1:]
+    blocks = [_context_line(f"*Likely cause:* {_escaped(cause)}")]
+    if found:
+        blocks.append(_context_line("\n".join(_escaped(line) for line in found)))
     return blocks
 
 

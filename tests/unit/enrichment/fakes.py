@@ -15,13 +15,21 @@ class FakeApi:
     def __init__(self, answers: Mapping[str, Answer]) -> None:
         self.answers = answers
         self.asked: list[tuple[str, dict[str, str], float]] = []
+        self.accepted: list[str | None] = []  # each request's Accept header, when not JSON
         self._lock = threading.Lock()
 
     def get_bounded(
-        self, path: str, query: dict[str, str], *, timeout: float, max_bytes: int
+        self,
+        path: str,
+        query: dict[str, str],
+        *,
+        timeout: float,
+        max_bytes: int,
+        accept: str | None = None,
     ) -> bytes:
         with self._lock:
             self.asked.append((path, query, timeout))
+            self.accepted.append(accept)
         answer = self.answers.get(path, ApiError(404, "Not Found", f"{path} not found", None))
         if isinstance(answer, Exception):
             raise answer

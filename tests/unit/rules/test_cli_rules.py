@@ -160,3 +160,14 @@ def test_check_without_files_still_checks_the_rest(
     assert main(["rules", "check", "--no-files", str(path)]) == Exit.CONFIG
     out = capsys.readouterr().out
     assert "sink 'b'" in out and "sink 'a'" not in out
+
+
+def test_check_says_what_rbac_the_changes_part_needs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rule = {"name": "crashes", "match": {"kinds": ["Pod"]}, "sinks": ["out"], "enrich": ["changes"]}
+    config = {"sinks": [{"name": "out", "type": "console"}], "rules": [rule]}
+    assert main(["rules", "check", str(_write(tmp_path, "c.yaml", config))]) == 0
+    out = capsys.readouterr().out
+    assert "rules crashes enrich with changes: the service account needs get on pods" in out
+    assert "get/list on replicasets, controllerrevisions, configmaps" in out
