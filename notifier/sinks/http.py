@@ -17,6 +17,7 @@ from collections.abc import Callable
 import msgspec
 
 from notifier import __version__
+from notifier.sinks.answers import Sent
 from notifier.sinks.base import SendError
 from notifier.sinks.secrets import SinkBuildError, redact_url, tls_of
 from notifier.sinks.settings import HttpSettings
@@ -72,7 +73,11 @@ def post(
         reply = transport.post(body, sent, url=url)
     except Exception as err:
         raise failure_for_exception(err, redact_url(transport.url)) from None
-    failure = failure_for_status(reply.status, reply.retry_after, now=clock())
+    sent_to = transport.url if url is None else url
+    failure = failure_for_status(
+        reply.status, reply.retry_after, now=clock(), body=reply.body,
+        sent=Sent(sent_to, sent, body),
+    )  # fmt: skip
     if failure is not None and failure.retryable and failure.retry_after is None:
         failure.retry_after = _retry_after_in(reply.body)
     if failure is not None:

@@ -33,7 +33,7 @@ def lookups(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         return nearest(word, choices, n=n)
 
     suggestions.did_you_mean.cache_clear()
-    monkeypatch.setattr(suggestions.difflib, "get_close_matches", counted)
+    monkeypatch.setattr(difflib, "get_close_matches", counted)
     yield asked
     suggestions.did_you_mean.cache_clear()
 

@@ -55,7 +55,9 @@ def test_a_receiver_that_refuses_it_exits_1_and_says_why(
     )
     assert main(["sinks", "test", "pd", "--config", str(_config(tmp_path, server))]) == 1
     out = capsys.readouterr().out
-    assert "FAILED: http_401 (a retry would not help)" in out
+    assert (
+        "FAILED: http_401: the receiver said: Event object is invalid (a retry would not help)"
+    ) in out
     assert 'answer: HTTP 401 {"status":"unrecognized object","message":"Event object' in out
 
 
