@@ -18,6 +18,7 @@ import uuid
 from typing import TextIO
 
 from notifier.config import ConfigError, read_config
+from notifier.config.sink_errors import sink_build_error
 from notifier.exits import Exit
 from notifier.notifications import Message, Notification
 from notifier.sinks.base import Receiver, SendError
@@ -50,7 +51,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     try:
         sink = build_sink(found, threads=MemoryThreads())
     except SinkBuildError as err:
-        print(f"{args.config}: {err}", file=out)
+        print(sink_build_error(args.config, config, [(found.name, err)]), file=out)
         return Exit.CONFIG
     note = test_notification(args.name, config.cluster_name)
     clear_last_reply()
