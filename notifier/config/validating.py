@@ -13,6 +13,7 @@ reach logs and Kubernetes Events).
 from __future__ import annotations
 
 import functools
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -30,6 +31,7 @@ from notifier.transitions.vocabulary import all_kinds
 _SCALARS = (str, int, float, bool, type(None))
 _NOT_A_MAPPING = frozenset({"model_type", "dict_type", "model_attributes_type"})
 _SECRET_WORDS = ("secret", "token", "password", "passwd", "auth", "key", "url", "header", "cert")
+_SECRET_WORD = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,7 @@ def _secret(path: KeyPath, from_environment: frozenset[KeyPath]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _names_a_secret(keys: tuple[str, ...]) -> bool:
-    return any(word in key.lower() for key in keys for word in _SECRET_WORDS)
+    return any(_SECRET_WORD.search(key) for key in keys)
 
 
 def _kept(
