@@ -27,7 +27,7 @@ ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     VENV=/opt/kube-notifier
 WORKDIR /src
-COPY pyproject.toml constraints.txt README.md ./
+COPY pyproject.toml constraints.txt README.md LICENSE ./
 COPY notifier ./notifier
 # Dependencies are installed from wheels only (--only-binary): nothing is compiled,
 # so the builder needs no compiler either. The virtualenv gets no pip of its own

@@ -103,6 +103,7 @@ class _Timeline:
         self._start = start
         self._out = out
         self._firing: set[tuple[str, str]] = set()  # (rule, object key)
+        self._flapping: set[tuple[str, str]] = set()  # told as flapping, not yet steady
 
     def run_clock(self, engine: RulesEngine, until: float) -> None:
         for _ in range(_MAX_TICKS):
@@ -127,6 +128,8 @@ class _Timeline:
         flapping = {rule for rule, reason in decision.suppressed if reason.startswith("flapping:")}
         for (rule, key, resolves), sinks in _by_rule(decision.notifications).items():
             verb = "resolved" if resolves else "flapping" if rule in flapping else "tells"
+            if verb == "flapping":
+                self._flapping.add((rule, key))
             self._mark(rule, key, firing=verb == "tells")
             self._say(at, f"  {verb}: {rule} -> {', '.join(sinks)}")
 
@@ -142,8 +145,11 @@ class _Timeline:
 
     def _told_by_clock(self, notifications: list[Notification]) -> Iterator[str]:
         for (rule, key, resolves), sinks in _by_rule(notifications).items():
-            if resolves:
+            if resolves and (rule, key) in self._flapping:
                 verb = "steady again (no longer flapping)"
+                self._flapping.discard((rule, key))
+            elif resolves:
+                verb = "resolved"  # its incident's recovery window ran out
             elif (rule, key) not in self._firing:
                 verb = "fires"
             elif not set(sinks) <= set(self._rules[rule].sinks):

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import re
 import sys
+import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from scripts import receivers_reference
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "helm" / "kube-notifier"
@@ -112,21 +115,17 @@ HEAD = """\
 
 <!-- Generated from values.yaml by `python -m scripts.chart_readme`; edit those, not this. -->
 
-[kube-notifier](../../README.md) watches Kubernetes objects (Pods, Deployments and
-Services by default; Jobs, CronJobs, StatefulSets, DaemonSets, Nodes,
-PersistentVolumeClaims, HorizontalPodAutoscalers, Events and custom resources when
-`config.watch` lists them, RBAC following the list), works out what changed (a crash
-loop, a stuck rollout, a Service edit) and sends notifications to Slack, webhooks
-or the pod log through YAML rules that reload while it runs.
+{intro}
 
 ## Install
 
-No image or chart is published yet: build the image from the repository and load
-it into the cluster, then install the chart from the checkout.
+No image or chart is published yet: build the image from the repository under the
+name the release will publish, load it into the cluster, then install the chart
+from the checkout.
 
 ```sh
-docker build -t kube-notifier:{version} .
-kind load docker-image kube-notifier:{version}   # or minikube image load, or push it
+docker build -t {image}:{version} .      # the chart's default image
+kind load docker-image {image}:{version}   # or minikube image load
 kubectl create namespace kube-notifier
 kubectl -n kube-notifier create secret generic kube-notifier \\
   --from-literal=KN_SLACK_TOKEN=xoxb-... --from-literal=KN_SLACK_CHANNEL='#alerts'
@@ -172,10 +171,31 @@ Scenarios the tests install on a real control plane are in `ci/`.
 """
 
 
+INTRO = (
+    "[kube-notifier](../../README.md) watches Kubernetes objects (Pods, Deployments and "
+    "Services by default; Jobs, CronJobs, StatefulSets, DaemonSets, Nodes, "
+    "PersistentVolumeClaims, HorizontalPodAutoscalers, Events and custom resources when "
+    "`config.watch` lists them, RBAC following the list), works out what changed (a crash "
+    "loop, a stuck rollout, a Service edit) and sends notifications to {receivers} "
+    "through YAML rules that reload while it runs."
+)
+
+
+def intro() -> str:
+    """The first paragraph; the receivers come from the sink types (scripts.receivers_reference)."""
+    return textwrap.fill(INTRO.replace("{receivers}", receivers_reference.prose()), width=84)
+
+
 def render() -> str:
     text = (CHART / "values.yaml").read_text()
     version = yaml.safe_load((CHART / "Chart.yaml").read_text())["appVersion"]
-    return HEAD.replace("{version}", str(version)) + table(values(text)) + TAIL
+    image = yaml.safe_load(text)["image"]
+    head = (
+        HEAD.replace("{version}", str(version))
+        .replace("{image}", f"{image['registry']}/{image['repository']}")
+        .replace("{intro}", intro())
+    )
+    return head + table(values(text)) + TAIL
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The HTTP application: health that tells the truth, Prometheus metrics, the on-call's page.
 
-The core routes are plain Starlette. The page is FastAPI (its query checks):
-a quarter of a second of imports, so its application is built on the first
-request that reaches it, not at start.
+The core routes are plain Starlette; /readyz's body says its verdict first
+(``ready``, or ``not ready: <check> since <time>``), then each check. The
+page is FastAPI (its query checks): a quarter of a second of imports, so its
+application is built on the first request that reaches it, not at start.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from notifier.api.checks import Check, CheckResult, run_checks
 from notifier.api.decisions import DecisionLog
+from notifier.api.headers import SecurityHeaders
 from notifier.api.page.views import PageParts
+from notifier.api.readiness import Readiness, Verdict
 
 SERVICE_UNAVAILABLE = 503
 UNPROCESSABLE = 422
@@ -42,6 +45,22 @@ def _checks(path: str, checks: Callable[[], Sequence[Check]]) -> Route:
         return _report(run_checks(checks()))
 
     return Route(path, report, methods=["GET"])
+
+
+def _verdict(verdict: Verdict) -> JSONResponse:
+    body = {
+        "verdict": verdict.words(),
+        "status": "ok" if verdict.ready else "failing",
+        "checks": [{"name": r.name, "ok": r.ok, "detail": r.detail} for r in verdict.results],
+    }
+    return JSONResponse(body, status_code=200 if verdict.ready else SERVICE_UNAVAILABLE)
+
+
+def _readiness(readiness: Readiness) -> Route:
+    def report(_request: Request) -> JSONResponse:
+        return _verdict(readiness.verdict())
+
+    return Route("/readyz", report, methods=["GET"])
 
 
 def _metrics(registry: CollectorRegistry) -> Route:
@@ -85,19 +104,20 @@ def _page_app(parts: PageParts) -> ASGIApp:
 def create_app(
     *,
     liveness: Callable[[], Sequence[Check]],
-    readiness: Callable[[], Sequence[Check]],
+    readiness: Readiness,
     registry: CollectorRegistry = REGISTRY,
     decisions: DecisionLog | None = None,
     page: PageParts | None = None,
-) -> Starlette:
-    """``decisions`` (/debug/decisions) and ``page`` (/ and /page/...) are served when given."""
+) -> ASGIApp:
+    """``decisions`` (/debug/decisions) and ``page`` (/ and /page/...) are served when given;
+    every answer carries the security headers (``api/headers.py``)."""
     routes: list[BaseRoute] = [
         _checks("/healthz", liveness),
-        _checks("/readyz", readiness),
+        _readiness(readiness),
         _metrics(registry),
     ]
     if decisions is not None:
         routes.append(_decisions(decisions))
     if page is not None:
         routes.append(Mount("", app=BuiltOnFirstRequest(partial(_page_app, page))))
-    return Starlette(routes=routes)
+    return SecurityHeaders(Starlette(routes=routes))

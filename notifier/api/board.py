@@ -3,12 +3,14 @@
 Fed with every decision (as the decision ring is), on the workers' threads:
 a rule that sent a notification about an object that reached states (a
 crash loop, a failed Job; those of the rule's ``to:`` when it names some, as
-``send_resolved`` counts them) makes a firing entry, with the sinks told; a
-later transition of that object in which none of those states holds, or its
+``send_resolved`` counts them) makes a firing entry, with the notification
+each sink was handed last; one a silence kept from sending makes (or marks)
+an entry muted, with the silence's id, so what is silenced and still firing
+stays in view; a later transition of that object in which none of those states holds, or its
 deletion, moves it to the recently resolved. Notifications of signals alone
 (a restart counted) leave nothing firing. Memory for this process only
 (since it started; what ``send_resolved`` rules told before a restart is
-seeded from their saved memory, without its sinks), bounded: past
+seeded from their saved memory, without its notifications), bounded: past
 ``max_objects`` objects the oldest is forgotten, and ``resolved_kept``
 resolutions are kept.
 """
@@ -20,8 +22,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import partial
 
-from notifier.api.page.views import FiringItem, Paged, Where
+from notifier.api.page.views import FiringItem, Paged, Told, Where
 from notifier.rules.decisions import Decision
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.silences import Silence, compile_silence
@@ -31,6 +34,7 @@ MAX_OBJECTS = 10_000
 RESOLVED_KEPT = 500
 
 _ObjectId = tuple[str, str]  # kind, key
+_SILENCED = "silenced by "  # a suppression's reason: ``rules/quieting.py``
 
 
 @dataclass(slots=True)
@@ -67,8 +71,13 @@ class FiringBoard:
             if entry is not None:
                 entry.transition = transition
                 self._resolve(where, entry, transition)
-            if decision.notifications and transition.event is not EventType.DELETED:
+            if transition.event is EventType.DELETED:
+                return
+            if decision.notifications:
                 self._fire(where, transition, decision)
+            for rule, reason in decision.suppressed:
+                if reason.startswith(_SILENCED):
+                    self._mute(where, transition, rule, reason.removeprefix(_SILENCED))
 
     def seed(self, items: Iterable[FiringItem]) -> None:
         """What a previous process told and is not over (``send_resolved`` rules' memory)."""
@@ -92,18 +101,31 @@ class FiringBoard:
             del self._objects[where]
 
     def _fire(self, where: _ObjectId, transition: Transition, decision: Decision) -> None:
-        reached = transition.reached & transition.new_states
-        entry = self._objects.get(where)
         for note in decision.notifications:
-            item = entry.rules.get(note.rule) if entry else None
-            wanted = self._targets(note.rule)
-            states = reached & wanted if wanted else reached
-            if item is None and not states:
-                continue  # a signal alone: nothing holds
-            if entry is None:
-                entry = self._objects[where] = _Object(transition, {})
-                self._forget_oldest()
-            entry.rules[note.rule] = _told(item, transition, note.rule, note.sink, states)
+            told = Told(note.sink, note.id)
+            self._hold(where, transition, note.rule, partial(_told, told=told))
+
+    def _mute(self, where: _ObjectId, transition: Transition, rule: str, silence: str) -> None:
+        self._hold(where, transition, rule, lambda item: replace(item, muted_by=silence))
+
+    def _hold(
+        self,
+        where: _ObjectId,
+        transition: Transition,
+        rule: str,
+        change: Callable[[FiringItem], FiringItem],
+    ) -> None:
+        entry = self._objects.get(where)
+        item = entry.rules.get(rule) if entry else None
+        wanted = self._targets(rule)
+        reached = transition.reached & transition.new_states
+        states = reached & wanted if wanted else reached
+        if item is None and not states:
+            return  # a signal alone: nothing holds
+        if entry is None:
+            entry = self._objects[where] = _Object(transition, {})
+            self._forget_oldest()
+        entry.rules[rule] = change(_held(item, transition, rule, states))
 
     def _forget_oldest(self) -> None:
         while len(self._objects) > self._max:
@@ -139,9 +161,10 @@ class FiringBoard:
             return [item for entry in self._objects.values() for item in entry.rules.values()]
 
 
-def _told(
-    item: FiringItem | None, transition: Transition, rule: str, sink: str, reached: frozenset[str]
+def _held(
+    item: FiringItem | None, transition: Transition, rule: str, reached: frozenset[str]
 ) -> FiringItem:
+    """The entry as this transition leaves it: new, or with the states that still hold."""
     if item is None:
         meta = transition.obj.metadata
         return FiringItem(
@@ -151,11 +174,16 @@ def _told(
             name=meta.name,
             states=tuple(sorted(reached)),
             since=transition.observed_at,
-            sinks=(sink,),
+            told=(),
         )
-    states = tuple(sorted(set(item.states) & transition.new_states | reached))
-    sinks = item.sinks if sink in item.sinks else (*item.sinks, sink)
-    return replace(item, states=states, sinks=sinks)
+    return replace(item, states=tuple(sorted(set(item.states) & transition.new_states | reached)))
+
+
+def _told(item: FiringItem, told: Told) -> FiringItem:
+    """Told (again) to ``told.sink``: its latest notification replaces the one before; no
+    longer muted."""
+    others = tuple(t for t in item.told if t.sink != told.sink)
+    return replace(item, told=(*others, told), muted_by="")
 
 
 def _within(item: FiringItem, where: Where) -> bool:

@@ -17,12 +17,14 @@ from collections import deque
 from typing import Any, NamedTuple
 
 from notifier.api.page.views import Paged
+from notifier.kinds.event import Event
 from notifier.rules.decisions import Decision
 from notifier.transitions.model import Change, Transition
 
 DEFAULT_SIZE = 10_000
 _CHANGES_KEPT = 5
-_CHANGE_CHARS = 200
+_CHANGE_CHARS = 200  # a longer value is cut here and ends with an ellipsis
+_ELLIPSIS = "…"
 
 
 class DecisionRecord(NamedTuple):
@@ -38,6 +40,8 @@ class DecisionRecord(NamedTuple):
     entered_states: frozenset[str]
     signal_names: frozenset[str]
     first_changes: tuple[Change, ...]
+    change_count: int  # all of them: more than ``first_changes`` holds when some were left out
+    message: str  # an Event's reason and message ("" for other kinds), cut as a value is
     matched: tuple[str, ...]
     muted: tuple[str, ...]
     dropped_by: str | None
@@ -58,7 +62,11 @@ class DecisionRecord(NamedTuple):
 
     @property
     def changes(self) -> list[str]:
-        return [f"{c.path}: {c.old} -> {c.new}"[:_CHANGE_CHARS] for c in self.first_changes]
+        return [f"{c.path}: {c.old} -> {c.new}" for c in self.first_changes]
+
+    @property
+    def changes_left_out(self) -> int:
+        return self.change_count - len(self.first_changes)
 
     @classmethod
     def of(cls, transition: Transition, decision: Decision) -> DecisionRecord:
@@ -74,6 +82,8 @@ class DecisionRecord(NamedTuple):
             transition.new_states - transition.old_states,
             transition.signals,
             tuple(map(_kept, transition.changes[:_CHANGES_KEPT])),
+            len(transition.changes),
+            _message(transition.obj),
             decision.matched,
             decision.muted,
             decision.dropped_by,
@@ -91,6 +101,8 @@ class DecisionRecord(NamedTuple):
             "entered": self.entered,
             "signals": self.signals,
             "changes": self.changes,
+            "changes_left_out": self.changes_left_out,
+            "message": self.message,
             "matched": list(self.matched),
             "muted": list(self.muted),
             "dropped_by": self.dropped_by,
@@ -109,7 +121,16 @@ def _kept(change: Change) -> Change:
 
 
 def _cut(value: str | None) -> str | None:
-    return value if value is None else value[:_CHANGE_CHARS]
+    if value is None or len(value) <= _CHANGE_CHARS:
+        return value
+    return value[:_CHANGE_CHARS] + _ELLIPSIS
+
+
+def _message(obj: object) -> str:
+    if not isinstance(obj, Event):
+        return ""
+    said = f"{obj.reason}: {obj.message}" if obj.reason else obj.message
+    return _cut(said) or ""
 
 
 class DecisionLog:

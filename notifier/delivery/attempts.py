@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.failures import RecentFailures
 from notifier.delivery.keyed_queue import KeyedQueue
+from notifier.delivery.ledger import SendLedger
 from notifier.delivery.metrics import (
     DEAD_LETTERED,
     FAILED,
@@ -65,9 +66,11 @@ class Attempts:
         halted: threading.Event,
         enriched: Callable[[Notification], Notification] = lambda n: n,
         failures: RecentFailures | None = None,
+        ledger: SendLedger | None = None,
     ) -> None:
         self._sink = sink
         self._failures = failures
+        self._ledger = ledger if ledger is not None else SendLedger(kept=0)
         self._options = options
         self._queue = queue
         self._outbox = outbox
@@ -115,6 +118,7 @@ class Attempts:
         SENT.labels(*self._labels).inc()
         LATENCY.labels(*self._labels).observe(max(0.0, self._age(envelope)))
         note = envelope.notification
+        self._ledger.delivered(note.id, self._sink.name, envelope.attempts)
         log.debug(
             "sink %s: delivered %s (rule %s, %s)",
             self._sink.name,
@@ -147,6 +151,8 @@ class Attempts:
             self._give_up(envelope, Failure("max_age", failure.detail, envelope.attempts))
             return
         RETRIED.labels(*self._labels).inc()
+        note = envelope.notification
+        self._ledger.retrying(note.id, self._sink.name, envelope.attempts, str(err))
         log.info(
             "sink %s: attempt %d of %s failed (%s); retrying in %.2fs",
             self._sink.name,
@@ -164,6 +170,7 @@ class Attempts:
             self._outbox.dead_letter(envelope.seq, envelope.notification, failure)
         DEAD_LETTERED.labels(*self._labels, failure.reason).inc()
         note = envelope.notification
+        self._ledger.dead_lettered(note.id, self._sink.name, failure.attempts, _why(failure))
         log.warning(
             "sink %s: gave up on notification %s (rule %s, %s) after %d attempts: %s (%s)",
             self._sink.name,
@@ -178,3 +185,10 @@ class Attempts:
 
     def _age(self, envelope: Envelope) -> float:
         return self._clocks.wall() - envelope.notification.observed_at
+
+
+def _why(failure: Failure) -> str:
+    """The reason, then the error it came from when that says more (``max_attempts: http_500``)."""
+    if failure.detail.startswith(failure.reason):
+        return failure.detail
+    return f"{failure.reason}: {failure.detail}" if failure.detail else failure.reason

@@ -34,6 +34,7 @@ from typing import Protocol
 from notifier.delivery.attempts import Clocks
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.failures import RecentFailures
+from notifier.delivery.ledger import SendLedger
 from notifier.delivery.metrics import DROPPED, QUEUES
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.runner import DeliveryTarget, SinkRunner
@@ -86,6 +87,7 @@ class Delivery:
         self._pacer = Pacer(clock)
         self._rng = rng if rng is not None else random.Random()
         self.failures = RecentFailures()  # the last failed attempts, for the page
+        self.ledger = SendLedger()  # where each recent notification is, for the page
         self._runners = {target.sink.name: self._runner(target) for target in targets}
         self._retiring: dict[str, tuple[SinkRunner, threading.Thread]] = {}
         self._changes = threading.Lock()  # apply / retire / stop, one at a time
@@ -115,7 +117,9 @@ class Delivery:
             log.error(
                 "notification %s names an unknown sink %r", notification.id, notification.sink
             )
-        elif self._outbox is not None:
+            return
+        self.ledger.queued(notification.id, notification.sink)
+        if self._outbox is not None:
             self._outbox.add(notification, then=partial(_offer, runner, notification))
         else:
             runner.offer(Envelope(next(self._seqs), notification))
@@ -195,6 +199,7 @@ class Delivery:
             rng=self._rng,
             enriched=self._enriched,
             failures=self.failures,
+            ledger=self.ledger,
         )
 
     def _enriched(self, notification: Notification) -> Notification:

@@ -22,6 +22,7 @@ from notifier.delivery.attempts import Attempts, Clocks
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.failures import RecentFailures
 from notifier.delivery.keyed_queue import KeyedQueue
+from notifier.delivery.ledger import SendLedger
 from notifier.delivery.metrics import DROPPED, SinkLabels
 from notifier.delivery.pacing import Pacer
 from notifier.delivery.retrying import RetryPolicy
@@ -60,9 +61,11 @@ class SinkRunner:
         rng: random.Random,
         enriched: Callable[[Notification], Notification] = lambda n: n,
         failures: RecentFailures | None = None,
+        ledger: SendLedger | None = None,
     ) -> None:
         self._target = target
         self._failures = failures
+        self._ledger = ledger
         self._enriched = enriched
         self._clocks = clocks
         self._outbox = outbox
@@ -197,6 +200,7 @@ class SinkRunner:
             halted=self._halted,
             enriched=self._enriched,
             failures=self._failures,
+            ledger=self._ledger,
         )
 
     def _work(self) -> None:

@@ -100,5 +100,6 @@ DAEMONSET = KindSpec(
     facts=_facts,
     share=share_workload,
     warning=("Unavailable", "Misscheduled"),
+    unsettled=("Progressing",),
     workload=True,
 )

@@ -57,12 +57,15 @@ def desired_replicas(deployment: Deployment) -> int:
 
 def deployment_states(deployment: Deployment) -> frozenset[str]:
     conditions = deployment.status.conditions
-    states = set(availability(conditions))
+    states = set(_rollout_state(deployment, condition(conditions, "Progressing")))
+    # A rollout under way (a new Deployment's first) is short of available pods by design:
+    # it is Progressing, and Stuck once its progress deadline passes.
+    rolling = "Progressing" in states
+    states.update(name for name in availability(conditions) if not rolling or name == "Available")
     if deployment.spec.paused:
         states.add("Paused")
     if condition_is(conditions, "ReplicaFailure"):
         states.add("ReplicaFailure")
-    states.update(_rollout_state(deployment, condition(conditions, "Progressing")))
     return frozenset(states)
 
 
@@ -188,7 +191,8 @@ DEPLOYMENT = KindSpec(
         "desired, or Progressing `True` with another reason",
         "ReplicaFailure": "`status.conditions[ReplicaFailure]` is `True`",
         "Available": "`status.conditions[Available]` is `True`",
-        "Unavailable": "`status.conditions[Available]` is not `True`",
+        "Unavailable": "`status.conditions[Available]` is not `True`, while not `Progressing` "
+        "(a rollout under way, a new Deployment's first, is short of pods by design)",
         "Paused": "`spec.paused`",
     },
     signals={
@@ -203,5 +207,6 @@ DEPLOYMENT = KindSpec(
     share=share_workload_and_conditions,
     critical=("Stuck", "ReplicaFailure"),
     warning=("Unavailable",),
+    unsettled=("Progressing",),
     workload=True,
 )

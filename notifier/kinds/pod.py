@@ -37,7 +37,12 @@ WAITING_STATES = (
     "ErrImagePull",
     "CreateContainerConfigError",
 )
+CRASH_LOOP = "CrashLoopBackOff"
+CREATING = "ContainerCreating"
 RESTARTED = "RestartCountIncreased"
+# The Ready condition's reasons once a Pod's containers have all ended (a Job's Pod): its
+# readiness is over, not lost.
+_FINISHED = frozenset({"PodCompleted", "PodFailed"})
 
 
 class PodStatus(Wire, frozen=True):
@@ -60,6 +65,8 @@ def pod_states(pod: Pod) -> frozenset[str]:
     status = pod.status
     states = set(_container_states(status))
     phase = status.phase or "Pending"
+    if _backing_off(pod, phase):
+        states.add(CRASH_LOOP)
     if phase in PHASES:
         states.add(phase)
     if phase == "Running":
@@ -104,15 +111,37 @@ def _container_states(status: PodStatus) -> Iterator[str]:
         waiting = container.state.waiting
         if waiting is not None and waiting.reason in WAITING_STATES:
             yield waiting.reason
+        if waiting is not None and waiting.reason == CREATING:
+            yield CREATING
         if down_after_oom(container):
             yield OOM_KILLED
 
 
 def _readiness(conditions: Iterable[Condition]) -> Iterator[str]:
-    """Ready / NotReady from the Ready condition; nothing when the kubelet has not set it."""
+    """Ready / NotReady from the Ready condition; nothing when the kubelet has not set it, nor
+    once every container has ended (``PodCompleted``, ``PodFailed``: a Job's Pod)."""
     ready = condition(tuple(conditions), "Ready")
-    if ready is not None:
+    if ready is not None and ready.reason not in _FINISHED:
         yield "Ready" if ready.status == "True" else "NotReady"
+
+
+def _backing_off(pod: Pod, phase: str) -> bool:
+    """A container ended and the kubelet will start it again after its back-off.
+
+    The kubelet shows ``terminated`` for the whole back-off and ``waiting:CrashLoopBackOff``
+    only for the moment before the next start, so both are the crash loop.
+    """
+    if phase not in ("Running", "Pending") or pod.metadata.deletion_timestamp:
+        return False
+    policy = pod.spec.restart_policy or "Always"
+    if policy == "Never":
+        return False
+    status = pod.status
+    main = (c.state.terminated for c in status.container_statuses)
+    init = (c.state.terminated for c in status.init_container_statuses)
+    return any(
+        ended is not None and (policy == "Always" or ended.exit_code != 0) for ended in main
+    ) or any(ended is not None and ended.exit_code != 0 for ended in init)
 
 
 def _diff(diff: Diff, old: Pod, new: Pod) -> None:
@@ -201,8 +230,15 @@ POD = KindSpec(
     states={
         **{phase: "`status.phase` (empty counts as `Pending`)" for phase in PHASES},
         "Ready": "`status.conditions[Ready]` is `True`, while `Running`",
-        "NotReady": "`status.conditions[Ready]` is not `True`, while `Running`",
+        "NotReady": "`status.conditions[Ready]` is not `True`, while `Running`, and not "
+        "because every container ended (reason `PodCompleted`, `PodFailed`)",
         **{reason: f"{_CONTAINERS}`.state.waiting.reason`" for reason in WAITING_STATES},
+        CRASH_LOOP: f"{_CONTAINERS}`.state.waiting.reason`, or a container `terminated` "
+        "that the restart policy starts again (the kubelet's back-off), while `Running` or "
+        "`Pending` and not `Terminating`",
+        CREATING: f"{_CONTAINERS}`.state.waiting.reason`: normal for seconds at a start; "
+        "with `for:` a Pod stuck creating (a sandbox that cannot be made, "
+        "`FailedCreatePodSandBox`; volumes that do not mount, `FailedMount`)",
         OOM_KILLED: f"{_CONTAINERS}: terminated `OOMKilled`, or waiting after one",
         "Evicted": '`status.reason == "Evicted"`',
         "Terminating": "`metadata.deletionTimestamp` is set",

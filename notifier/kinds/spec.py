@@ -128,6 +128,9 @@ class KindSpec(Generic[T]):
     entered_at: Callable[[T, frozenset[str]], float | None] = no_entry_time
     critical: tuple[str, ...] = ()
     warning: tuple[str, ...] = ()
+    # States that keep an open incident open without opening one: a rollout not yet
+    # complete (an incident ends only once the object is out of them, docs/rules.md).
+    unsettled: tuple[str, ...] = ()
     # A workload: its objects own Pods, and inhibition's ``equal: [workload]`` names it.
     workload: bool = False
     # Kinds that own this kind's objects but are not kinds here, and where they are served:
@@ -138,7 +141,7 @@ class KindSpec(Generic[T]):
     def __post_init__(self) -> None:
         if self.struct.__struct_config__.tag != self.kind.value:
             raise TypeError(f"{self.struct.__name__} must be tagged {self.kind.value!r}")
-        unknown = set(self.critical + self.warning) - set(self.states) - {DELETED}
+        unknown = set(self.critical + self.warning + self.unsettled) - set(self.states) - {DELETED}
         if unknown:
             raise TypeError(f"{self.kind}: severities name unknown states {sorted(unknown)}")
         object.__setattr__(self, "all_signals", {**COMMON_SIGNALS, **self.signals})
@@ -149,6 +152,14 @@ class KindSpec(Generic[T]):
         if names.intersection(self.critical):
             return "critical"
         return "warning" if names.intersection((*self.warning, DELETED)) else "info"
+
+    def rank(self, state: str) -> tuple[int, int]:
+        """How bad ``state`` is, the higher the worse: severity, then its place in the list
+        (``OOMKilled`` before ``CrashLoopBackOff``)."""
+        for level, names in ((2, self.critical), (1, self.warning)):
+            if state in names:
+                return (level, len(names) - names.index(state))
+        return (0, 0)
 
     @property
     def names(self) -> frozenset[str]:

@@ -120,5 +120,6 @@ STATEFULSET = KindSpec(
     facts=_facts,
     share=share_workload,
     warning=("Unavailable",),
+    unsettled=("Progressing",),
     workload=True,
 )

@@ -261,6 +261,7 @@ class _Compiler:
         group_by = defaults.group_by if spec.group_by is None else spec.group_by
         return NoisePolicy(
             dedup_window=_first(spec.dedup_window, defaults.dedup_window),
+            recovery_window=_first(spec.recovery_window, defaults.recovery_window),
             group_by=tuple(group_by),
             group_wait=_first(spec.group_wait, defaults.group_wait),
             group_interval=_first(spec.group_interval, defaults.group_interval),

@@ -121,6 +121,7 @@ class RuleSpec(_Spec):
     honor_opt_out: bool = True
     mute: list[str] = Field(default_factory=list)
     dedup_window: Duration | None = None
+    recovery_window: Duration | None = None  # recovered that long: the incident is over
     group_by: list[str] | None = None
     group_wait: Duration | None = None
     group_interval: Duration | None = None
@@ -189,6 +190,9 @@ class DefaultsSpec(_Spec):
 
     sinks: list[str] = []  # the default route, and the sinks of rules that name none
     dedup_window: Duration = 60.0
+    # An incident ends once its object has been out of trouble this long (docs/rules.md,
+    # "Incidents"): longer than a crash-looping container runs between its restarts.
+    recovery_window: Duration = 60.0
     group_by: list[str] = []  # empty: no grouping unless a rule asks for it
     group_wait: Duration = 30.0
     group_interval: Duration = 300.0

@@ -1,9 +1,11 @@
 """The rules stage: transitions in, notifications out.
 
 ``RulesEngine.process`` evaluates one transition against the current
-ruleset, passes each match through noise control and renders what is to be
-sent now; ``tick`` renders what has come due: ``for:`` timers, escalations,
-reminders, flapping that ended (``rules/timekeeping.py``) and group digests.
+ruleset, folds each match into its rule's open incident about the object
+(``rules/resolving.py``) or passes it through noise control, and renders what
+is to be sent now; ``tick`` renders what has come due: ``for:`` timers,
+escalations, reminders, flapping that ended, incidents recovered for their
+window (``rules/timekeeping.py``) and group digests.
 The ruleset is read through a callable on every call, so a reload takes
 effect at the next transition while groups already open keep the rule they
 were opened with. Members a group holds are also handed to a ``Holding``
@@ -36,6 +38,7 @@ from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
 from notifier.rules.library import Role, builtin_template
 from notifier.rules.matched import Matched, render_digest, rule_context
+from notifier.rules.metrics import SuppressReason
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
 from notifier.rules.notifying import dedup_key, for_transition
@@ -111,8 +114,7 @@ class RulesEngine:
             return decision
         base = self._context(ruleset, transition)
         for firing in followed.ended:
-            more = followed.escalated.get(firing.rule, ())  # a resolution goes where it went
-            told = self._resolution(ruleset, firing, transition, base, now, escalated=more)
+            told = self._resolution(ruleset, firing, firing.transition or transition, base, now)
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
@@ -135,10 +137,9 @@ class RulesEngine:
         transition: Transition,
         base: dict[str, Any],
         now: float,
-        *,
-        escalated: tuple[str, ...] = (),
     ) -> list[Notification]:
-        """The end of ``firing``, told by its rule if the rule still sends resolutions."""
+        """The end of ``firing``, told by its rule if the rule still sends resolutions (to
+        where it went: the rule's sinks and those its escalation reached)."""
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
@@ -146,7 +147,7 @@ class RulesEngine:
         single = builtin_template(Role.SINGLE)
         message, failed = render_message(rule.template, single, context, rule.forms)
         count_render(failed, "resolved")
-        sinks = tuple(dict.fromkeys((*rule.sinks, *escalated)))
+        sinks = tuple(dict.fromkeys((*rule.sinks, *firing.escalated)))
         facts = neutral_facts(rule, context, fired_at=firing.fired_at)
         return for_transition(
             rule.name, sinks, transition, message, now, status="resolved",
@@ -173,6 +174,10 @@ class RulesEngine:
                     sent = self._tell_timer(ruleset, rule, timer, now)
             told = joined(told, Released(sent, timers=(timer,)))
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
+        for firing in self._time.recovered(ruleset, now):
+            if firing.transition is not None:
+                base = self._context(ruleset, firing.transition)
+                over += self._resolution(ruleset, firing, firing.transition, base, now)
         return joined(told, Released(over))
 
     def _tell_timer(
@@ -244,13 +249,25 @@ class RulesEngine:
 
     def _offer(self, pending: Matched, now: float, decision: Decision) -> list[Notification]:
         rule, token = pending.rule, next(self._tokens)
+        if self._folds(pending, decision):
+            return []
         admission = self._admit(pending, now, token)
+        if admission.release is not None or admission.held:
+            self._resolver.told(rule, pending.transition, now)
         if admission.held:
             self._holding.hold(Held(token, rule.name, pending.transition, now))
         if admission.suppressed is not None:
             metrics.count_suppressed(admission.suppressed)
             decision.suppressed.append((rule.name, admission.suppressed.value))
         return [] if admission.release is None else self._render(admission.release, now)
+
+    def _folds(self, pending: Matched, decision: Decision) -> bool:
+        """Part of the rule's open incident about the object: told no more (said why)."""
+        folded = self._resolver.folds(pending.rule.name, pending.transition, pending.rule.to)
+        if folded is not None:
+            metrics.count_suppressed(SuppressReason.INCIDENT)
+            decision.suppressed.append((pending.rule.name, f"incident: {folded.worst}"))
+        return folded is not None
 
     def _readmit(self, pending: Matched, member: Held) -> Released:
         admission = self._admit(pending, member.held_at, member.token)
@@ -287,8 +304,6 @@ class RulesEngine:
         )  # fmt: skip
 
     def _remember(self, release: Release[Matched], now: float) -> None:
-        """What was told, for rules that send a resolution when it is over, escalate or remind."""
+        """What was told, for rules that escalate or remind."""
         for item in release.items:
-            if item.rule.send_resolved:
-                self._resolver.fired(item.rule.name, item.transition, now, item.rule.to)
             self._time.told(item.rule, item.transition, now)

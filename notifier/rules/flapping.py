@@ -2,10 +2,13 @@
 
 For each rule with ``flapping: {changes: N, within: W}`` and each object the
 rule matched, the detector keeps the times the object entered or left the
-rule's ``to:`` states. When N of them fall within W, the object is
-*flapping*: the rule tells that once, then keeps quiet about the object (its
-notifications and resolutions are suppressed, ``reason="flapping"``) until the
-object has not entered nor left for W; then it tells one resolution.
+rule's ``to:`` states; while the rule's incident about the object is open
+(``rules/resolving.py``) the object counts as inside, so the kubelet's
+crash-loop cycle is no change, and flapping counts incidents that open and
+end. When N of them fall within W, the object is *flapping*: the rule tells
+that once, then keeps quiet about the object (its notifications and
+resolutions are suppressed, ``reason="flapping"``) until the object has not
+entered nor left for W; then it tells one resolution.
 
 Memory only: a restart forgets how often an object changed (it starts
 counting again). Records of objects that are quiet, outside the rule's states
@@ -37,11 +40,13 @@ class _Record:
     changes: deque[float] = field(default_factory=deque)
     flapping_since: float | None = None
 
-    def follow(self, transition: Transition, now: float) -> bool:
-        """Count an entry or exit; True if the object just started flapping."""
+    def follow(self, transition: Transition, now: float, held: bool) -> bool:
+        """Count an entry or exit; True if the object just started flapping. ``held``: the
+        rule's incident about the object is open, so the object is inside whatever it holds."""
         self.transition = transition
-        inside = transition.event is not EventType.DELETED and not self.wanted.isdisjoint(
-            transition.new_states
+        inside = held or (
+            transition.event is not EventType.DELETED
+            and not self.wanted.isdisjoint(transition.new_states)
         )
         if inside != self.inside:
             self.inside = inside
@@ -85,9 +90,14 @@ class FlapDetector:
         self._flapping: set[tuple[ObjectId, str]] = set()
 
     def follow(
-        self, transition: Transition, matched: Sequence[CompiledRule], now: float
+        self,
+        transition: Transition,
+        matched: Sequence[CompiledRule],
+        now: float,
+        held: frozenset[str] = frozenset(),
     ) -> FlapOutcome:
-        """Count ``transition`` for the object's records; ``matched`` flapping rules open one."""
+        """Count ``transition`` for the object's records; ``matched`` flapping rules open one.
+        ``held``: rules whose incident about the object is open (a change inside one is none)."""
         where = (transition.kind, transition.key)
         records = self._records.get(where, {})
         for rule in matched:
@@ -99,7 +109,7 @@ class FlapDetector:
         started = [
             _flap(name, record)
             for name, record in records.items()
-            if record.follow(transition, now)
+            if record.follow(transition, now, name in held)
         ]
         self._flapping.update((where, flap.rule) for flap in started)
         quiet = frozenset(name for name, r in records.items() if r.flapping_since is not None)
@@ -108,8 +118,8 @@ class FlapDetector:
         self._count()
         return FlapOutcome(tuple(started), quiet)
 
-    def flapping(self, rule: str, transition: Transition) -> bool:
-        return ((transition.kind, transition.key), rule) in self._flapping
+    def flapping(self, rule: str, where: ObjectId) -> bool:
+        return (where, rule) in self._flapping
 
     def settled(self, now: float) -> list[Flap]:
         """Flapping that is over (no change for ``within``): tell each once, forgotten."""

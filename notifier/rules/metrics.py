@@ -25,6 +25,7 @@ class SuppressReason(StrEnum):
     SILENCED = "silenced"  # an active silence (kube-notifier silence add) matched
     PENDING_CANCELLED = "pending_cancelled"  # left the rule's states before its ``for:`` ran out
     FLAPPING = "flapping"  # the object flaps: one "flapping" message said so, the rest is quiet
+    INCIDENT = "incident"  # a change inside the rule's open incident about the object: told once
 
 
 _OUTCOMES = ("matched", "unmatched", "suppressed")

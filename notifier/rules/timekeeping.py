@@ -11,15 +11,14 @@ holds while it tells what came due.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from notifier.kinds.registry import spec_of
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.resolving import Firing, Resolver
+from notifier.rules.resolving import Firing, Resolver, Watched
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.templating.environment import format_duration
@@ -29,9 +28,8 @@ from notifier.transitions.model import Transition
 @dataclass(frozen=True, slots=True)
 class Followed:
     routes: tuple[CompiledRule, ...]  # the routes that tell now
-    ended: list[Firing]  # the firings the transition ends (resolutions to tell)
+    ended: list[Firing]  # the incidents the transition ends (resolutions to tell)
     flaps: tuple[Flap, ...]  # flapping it begins
-    escalated: Mapping[str, tuple[str, ...]]  # rule -> the sinks its escalation reached
 
 
 class TimeKeeper:
@@ -54,14 +52,17 @@ class TimeKeeper:
         still starts its ``for:``: the window counts when the timer comes due."""
         routes = evaluation.routes + tuple(rule for rule in evaluation.muted if rule.waits)
         with self.lock:
-            escalated = self._timers_ended(transition, ruleset, decision)
+            held = self._resolver.open_rules(transition)
+            escalated = self._timers_ended(transition, ruleset, decision, held)
             self._start_waiting(transition, routes, decision)
-            flaps = self._flaps.follow(transition, routes, transition.observed_at or now)
-            ended = self._resolver.resolved(transition)
+            ended = self._resolver.follow(transition, watched_by(ruleset), escalated)
+            ended = [self._closed(firing, ruleset) for firing in ended]
+            held = self._resolver.open_rules(transition)
+            flaps = self._flaps.follow(transition, routes, transition.observed_at or now, held)
         _note_flapping(flaps, routes, decision)
         now_routes = tuple(r for r in routes if not r.waits and r.name not in flaps.quiet)
         ended = [firing for firing in ended if firing.rule not in flaps.quiet]
-        return Followed(now_routes, ended, flaps.started, escalated)
+        return Followed(now_routes, ended, flaps.started)
 
     def _start_waiting(
         self, transition: Transition, routes: tuple[CompiledRule, ...], decision: Decision
@@ -73,20 +74,21 @@ class TimeKeeper:
                 decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
 
     def _timers_ended(
-        self, transition: Transition, ruleset: Ruleset, decision: Decision
+        self, transition: Transition, ruleset: Ruleset, decision: Decision, held: frozenset[str]
     ) -> dict[str, tuple[str, ...]]:
         """Count the ``for:`` timers ``transition`` cancels; the sinks escalations reached."""
-        escalated: dict[str, tuple[str, ...]] = {}
-        for timer in self._timers.observe(transition):
+        ended = self._timers.observe(transition, held)
+        for timer in ended:
             if timer.step == FOR_STEP and not timer.fired:
                 metrics.count_suppressed(SuppressReason.PENDING_CANCELLED)
                 decision.suppressed.append((timer.rule, SuppressReason.PENDING_CANCELLED.value))
-            rule = ruleset.timed.get(timer.rule)
-            steps = rule.escalate if rule is not None else ()
-            if timer.fired and 0 < timer.step <= len(steps):
-                reached = (*escalated.get(timer.rule, ()), *steps[timer.step - 1].sinks)
-                escalated[timer.rule] = reached
-        return escalated
+        return escalations_reached(ended, ruleset)
+
+    def _closed(self, firing: Firing, ruleset: Ruleset) -> Firing:
+        """``firing`` is over: its escalation steps and reminders end; where they reached."""
+        ended = self._timers.end(firing.rule, firing.object_id)
+        more = escalations_reached(ended, ruleset).get(firing.rule, ())
+        return replace(firing, escalated=tuple(dict.fromkeys((*firing.escalated, *more))))
 
     def told(self, rule: CompiledRule, transition: Transition, now: float) -> None:
         """``rule`` told about ``transition``'s object: time its escalation and reminders."""
@@ -118,11 +120,20 @@ class TimeKeeper:
         if rule.muted(now):
             metrics.count_suppressed(SuppressReason.MUTE)
             return None
-        return None if self._flaps.flapping(rule.name, timer.transition) else rule
+        return None if self._flaps.flapping(rule.name, timer.object_id) else rule
 
     def settled(self, now: float) -> list[Flap]:
         with self.lock:
             return self._flaps.settled(now)
+
+    def recovered(self, ruleset: Ruleset, now: float) -> list[Firing]:
+        """Incidents over: their objects stayed out of trouble for the recovery window (none
+        before a restart's catch-up is acted on; a flapping rule's end is told as flapping's)."""
+        if not self.open:
+            return []
+        with self.lock:
+            over = [self._closed(firing, ruleset) for firing in self._resolver.settled(now)]
+            return [f for f in over if not self._flaps.flapping(f.rule, f.object_id)]
 
     def fired(self, timers: tuple[Timer, ...]) -> None:
         with self.lock:
@@ -135,7 +146,11 @@ class TimeKeeper:
 
     def next_due(self, ruleset: Ruleset) -> float | None:
         with self.lock:
-            dues = (self._timers.next_due(ruleset.timed), self._flaps.next_due())
+            dues = (
+                self._timers.next_due(ruleset.timed),
+                self._flaps.next_due(),
+                self._resolver.next_due() if self.open else None,
+            )
         return min((due for due in dues if due is not None), default=None)
 
 
@@ -150,6 +165,26 @@ def _note_flapping(
     for flap in flaps.started:
         steady = format_duration(flap.within)
         decision.suppressed.append((flap.rule, f"flapping: told once, quiet until steady {steady}"))
+
+
+def escalations_reached(timers: list[Timer], ruleset: Ruleset) -> dict[str, tuple[str, ...]]:
+    """Rule -> the sinks these (ended) timers' fired escalation steps reached."""
+    escalated: dict[str, tuple[str, ...]] = {}
+    for timer in timers:
+        rule = ruleset.timed.get(timer.rule)
+        steps = rule.escalate if rule is not None else ()
+        if timer.fired and 0 < timer.step <= len(steps):
+            escalated[timer.rule] = (*escalated.get(timer.rule, ()), *steps[timer.step - 1].sinks)
+    return escalated
+
+
+def watched_by(ruleset: Ruleset) -> Watched:
+    """A rule's ``to:`` by its name (nothing for a rule a reload removed)."""
+
+    def watched(name: str) -> frozenset[str]:
+        return next((rule.to for rule in ruleset.rules if rule.name == name), frozenset())
+
+    return watched
 
 
 def entered(rule: CompiledRule, transition: Transition) -> float:

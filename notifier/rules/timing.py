@@ -74,9 +74,12 @@ class Timer:
         steps = rule.escalate
         return self.since + steps[self.step - 1].after if len(steps) >= self.step else None
 
-    def holds_in(self, transition: Transition) -> bool:
-        gone = transition.event is EventType.DELETED
-        return not gone and not self.wanted.isdisjoint(transition.new_states)
+    def holds_in(self, transition: Transition, held: bool = False) -> bool:
+        """The object is still in its states; ``held``: its rule's incident is open, which
+        holds an escalation step or a reminder however the object cycles inside it."""
+        if transition.event is EventType.DELETED:
+            return False
+        return (held and self.step != FOR_STEP) or not self.wanted.isdisjoint(transition.new_states)
 
     def holds_for_rule(self, rule: CompiledRule) -> bool:
         """Whether ``rule`` (after a reload) still has it and names a state the object is in."""
@@ -137,14 +140,15 @@ class Timers:
         self._count(step == FOR_STEP)
         return True
 
-    def observe(self, transition: Transition) -> list[Timer]:
-        """Follow ``transition`` in its object's timers; those it ends, fired or not."""
+    def observe(self, transition: Transition, held: frozenset[str] = frozenset()) -> list[Timer]:
+        """Follow ``transition`` in its object's timers; those it ends, fired or not. ``held``:
+        the rules whose incident about the object is open (``Timer.holds_in``)."""
         timers = self._by_object.get((transition.kind, transition.key))
         if not timers:
             return []
         ended = []
         for name, timer in list(timers.items()):
-            if timer.holds_in(transition):
+            if timer.holds_in(transition, timer.rule in held):
                 if not timer.fired:
                     timers[name] = timer.followed(transition)
                     self._store.save(timers[name])
@@ -155,6 +159,18 @@ class Timers:
         if not timers:
             del self._by_object[(transition.kind, transition.key)]
         self._count(-sum(t.step == FOR_STEP and not t.fired for t in ended))
+        return ended
+
+    def end(self, rule: str, object_id: ObjectId) -> list[Timer]:
+        """``rule``'s incident about the object is over: its escalation steps and reminders
+        end (returned); its ``for:`` follows the object's states as always."""
+        timers = self._by_object.get(object_id, {})
+        ended = [t for t in timers.values() if t.rule == rule and t.step != FOR_STEP]
+        for timer in ended:
+            del timers[timer.name]
+            self._store.drop(timer)
+        if not timers:
+            self._by_object.pop(object_id, None)
         return ended
 
     def due(

@@ -55,7 +55,7 @@ from notifier.workers.known import Known
 from notifier.workers.worker import Workers
 
 if TYPE_CHECKING:
-    from notifier.api.page.views import PageParts
+    from notifier.api.page.views import HealthView, PageParts
     from notifier.api.server import HttpServer
 
 
@@ -82,7 +82,7 @@ class Service:
         self.delivery.enrich_with(self.enricher)
         kinds = holder.current.kinds
         holding = DurableHolding(state.held, kinds) if state is not None else None
-        firings = DurableFirings(state.firing) if state is not None else None
+        firings = DurableFirings(state.firing, kinds) if state is not None else None
         timers = DurableTimers(state.timers, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
@@ -199,6 +199,7 @@ class Service:
 
     def _build_http(self) -> HttpServer:
         from notifier.api.app import create_app  # noqa: PLC0415 - see the module docstring
+        from notifier.api.readiness import Readiness  # noqa: PLC0415
         from notifier.api.server import HttpServer  # noqa: PLC0415
 
         parts = health.Parts(
@@ -217,18 +218,19 @@ class Service:
             credentials_refused=self.credentials.refused,
             ticker_alive=lambda: self.ticker.alive,
         )
+        readiness = Readiness(lambda: health.readiness(parts))  # /readyz and the page's banner
         app = create_app(
             liveness=lambda: health.liveness(parts),
-            readiness=lambda: health.readiness(parts),
+            readiness=readiness,
             decisions=self.decisions if self.opts.debug_decisions else None,
-            page=self._page() if self.opts.page else None,
+            page=self._page(readiness) if self.opts.page else None,
         )
         return HttpServer(app, host=self.opts.listen_host, port=self.opts.listen_port)
 
-    def _page(self) -> PageParts:
+    def _page(self, readiness: HealthView) -> PageParts:
         sources = PageSources(
             self.board, self.engine, self.decisions, self.silences, self.delivery, self.state,
-            self.holder, self.raw.sibling(), self.opts.silences,
+            self.holder, self.raw.sibling(), self.opts.silences, readiness,
         )  # fmt: skip
         return page_parts(sources, writes=self.opts.page_writes)
 

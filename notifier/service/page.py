@@ -2,8 +2,9 @@
 
 Reads come from memory the service keeps anyway (the firing board, what
 the rules engine holds back, the decision ring, the silences in force, the
-sinks' queues and their last failed attempts) or one bounded query (dead
-letters). Writes exist only with ``--page-writes``: a silence goes through
+sinks' queues, their last failed attempts and where each recent
+notification is with its sink, the readiness verdict /readyz gives) or one
+bounded query (dead letters). Writes exist only with ``--page-writes``: a silence goes through
 ``service/silence_map.py`` to the ConfigMap the CLI writes, the same way, and a
 replay through ``delivery/replay.py``, as ``dead-letters replay`` does.
 """
@@ -22,20 +23,24 @@ from notifier.api.decisions import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,
+    HealthView,
     NewSilence,
     Paged,
     PageParts,
     Replay,
     ReplayOutcome,
     SendFailure,
+    SendState,
     SilenceWriteError,
     SilenceWrites,
     SinkQueue,
+    Told,
     Writes,
 )
 from notifier.api.waiting import WaitingList
 from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.delivery.ledger import SendLedger
 from notifier.delivery.replay import replay_letters
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
@@ -61,6 +66,7 @@ class PageSources:
     holder: RulesHolder
     client: RawClient
     silences_map: tuple[str, str] | None
+    health: HealthView  # the readiness verdict /readyz answers with
 
 
 def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
@@ -71,6 +77,8 @@ def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
         decisions=sources.decisions,
         silences=_Silences(sources.book, sources.board),
         delivery=_Delivery(sources.delivery, sources.state),
+        health=sources.health,
+        sent=_SendStates(sources.delivery.ledger),
         writes=_writes(sources) if writes else None,
         silences_map=where,
     )
@@ -131,6 +139,17 @@ class _Delivery:
         items = [DeadLetterItem(d.id, d.dead_at, d.sink, d.reason, d.attempts, d.ordering_key,
                                 d.detail) for d in letters.recent(limit)]  # fmt: skip
         return Paged(items, letters.count(), 0, limit)
+
+
+class _SendStates:
+    def __init__(self, ledger: SendLedger) -> None:
+        self._ledger = ledger
+
+    def state(self, told: Told) -> SendState:
+        record = self._ledger.record(told.notification_id, told.sink)
+        if record is None:
+            return SendState(told.sink, "unknown")
+        return SendState(told.sink, record.state, record.detail, record.attempts, record.at)
 
 
 def _writes(sources: PageSources) -> Writes:

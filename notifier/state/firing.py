@@ -1,7 +1,11 @@
-"""What rules with ``send_resolved`` told and is not over yet, kept so a restart still resolves it.
+"""The rules' open incidents (``rules/resolving.py``), kept so a restart neither forgets one
+nor tells it again.
 
-One row per rule and object; its states as JSON text. Written by the one
-writer thread (a resolution's row goes after the transition that ended it).
+One row per rule and object: the states it told (JSON text), its start, its worst
+state, since when its object is out of trouble (NULL: in trouble), its recovery
+window, the sinks its escalation reached (JSON text) and the transition to tell
+its end from (opaque bytes: encoding it is the caller's). Written by the one
+writer thread (an ended incident's row goes after the transition that ended it).
 """
 
 from __future__ import annotations
@@ -13,6 +17,10 @@ from typing import NamedTuple
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter
 
+_COLUMNS = (
+    "rule, kind, key, states, fired_at, worst, recovering_since, recovery, escalated, transition"
+)
+
 
 class FiringRow(NamedTuple):
     rule: str
@@ -20,6 +28,11 @@ class FiringRow(NamedTuple):
     key: str
     states: str  # a JSON list of state names
     fired_at: float
+    worst: str = ""
+    recovering_since: float | None = None
+    recovery: float = 0.0
+    escalated: str = "[]"  # a JSON list of sink names
+    encoded: bytes | None = None  # the transition; None in a row an older release wrote
 
 
 class FiringRows:
@@ -28,7 +41,7 @@ class FiringRows:
         self._reader = reader
 
     def all_rows(self) -> list[FiringRow]:
-        rows = self._reader.rows("SELECT rule, kind, key, states, fired_at FROM firing")
+        rows = self._reader.rows(f"SELECT {_COLUMNS} FROM firing")
         return [FiringRow(*row) for row in rows]
 
     def upsert(self, row: FiringRow) -> None:
@@ -40,8 +53,7 @@ class FiringRows:
 
 def _upsert(row: tuple[object, ...], conn: sqlite3.Connection) -> None:
     conn.execute(
-        "INSERT OR REPLACE INTO firing (rule, kind, key, states, fired_at) VALUES (?, ?, ?, ?, ?)",
-        row,
+        f"INSERT OR REPLACE INTO firing ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row
     )
 
 

@@ -13,8 +13,9 @@ rather than guessed at.
 - ``seen``: the last object state the worker acted on, per kind and key.
 - ``held``: transitions a rule's group holds for its next digest, until the
   digest is in the outbox (version 3).
-- ``firing``: what a rule with ``send_resolved`` told about an object and is
-  not over yet, so a resolution after a restart is still sent (version 4).
+- ``firing``: a rule's open incident about an object (what it told, its worst
+  state, since when the object is out of trouble), so a restart neither tells
+  it again nor forgets to resolve it (version 4; the incident's columns: 6).
 - ``timers``: a rule's ``for:``, escalation steps and reminders timing an object
   in its states: pending, or fired and not yet left, with the transition to
   tell (version 5).
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -98,6 +99,11 @@ CREATE TABLE IF NOT EXISTS firing (
     key TEXT NOT NULL,
     states TEXT NOT NULL,
     fired_at REAL NOT NULL,
+    worst TEXT NOT NULL DEFAULT '',
+    recovering_since REAL,
+    recovery REAL NOT NULL DEFAULT 0,
+    escalated TEXT NOT NULL DEFAULT '[]',
+    transition BLOB,
     PRIMARY KEY (rule, kind, key)
 );
 
@@ -129,6 +135,16 @@ DROP TABLE seen_v1;
 """
 
 
+# Version 6: the ``firing`` table holds incidents (rules/resolving.py).
+_V4_TO_V6 = """
+ALTER TABLE firing ADD COLUMN worst TEXT NOT NULL DEFAULT '';
+ALTER TABLE firing ADD COLUMN recovering_since REAL;
+ALTER TABLE firing ADD COLUMN recovery REAL NOT NULL DEFAULT 0;
+ALTER TABLE firing ADD COLUMN escalated TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE firing ADD COLUMN transition BLOB;
+"""
+
+
 class IncompatibleSchemaError(sqlite3.DatabaseError):
     """The database was written by a newer kube-notifier."""
 
@@ -139,6 +155,8 @@ def migrate(conn: sqlite3.Connection) -> None:
         raise IncompatibleSchemaError(f"schema version {version} is newer than {SCHEMA_VERSION}")
     if version == 1:
         conn.executescript(f"BEGIN; {_V1_TO_V2} COMMIT;")
+    if 4 <= version < 6:
+        conn.executescript(f"BEGIN; {_V4_TO_V6} COMMIT;")
     if version < SCHEMA_VERSION:
         conn.executescript(_TABLES)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -35,6 +35,7 @@ sinks:
     resend_interval_seconds: 2
 defaults:
   dedup_window: 0s
+  recovery_window: 1s
 rules:
   - name: crashloops
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}

@@ -26,6 +26,7 @@ sinks:
   - {{name: pager, type: webhook, url: "{pager}"}}
 defaults:
   dedup_window: 0s
+  recovery_window: 1s
 rules:
   - name: crashloops
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}

@@ -30,6 +30,7 @@ sinks:
   - {{name: hook, type: webhook, url: "{url}"}}
 defaults:
   dedup_window: 0s
+  recovery_window: 0s
 rules:
   - name: nodes-not-ready
     match: {{kinds: [Node], names: [{node}], to: [NotReady]}}

@@ -391,7 +391,7 @@ def test_restart_checksum_covers_secrets_not_rules(offline_helm: Helm) -> None:
     sinks = _pod_template(offline_helm.template("kn", console))
     assert sinks == base, "a sink change hot-reloads"
     image = _pod_template(offline_helm.template("kn", "--set=image.tag=9.9.9"))
-    assert image["spec"]["containers"][0]["image"] == "kube-notifier:9.9.9"
+    assert image["spec"]["containers"][0]["image"] == "ghcr.io/kube-notifier/kube-notifier:9.9.9"
 
 
 def test_selectors_never_use_the_chart_label(offline_helm: Helm) -> None:
@@ -969,7 +969,7 @@ def test_rules_upgrade_keeps_the_pod_and_image_upgrade_replaces_it(
 
     wait_for(replaced, 60, "a new pod from the new image")
     new_pod = _running(plane, ns, selector)[0]
-    assert new_pod["spec"]["containers"][0]["image"] == "kube-notifier:1.0.1"
+    assert new_pod["spec"]["containers"][0]["image"] == "ghcr.io/kube-notifier/kube-notifier:1.0.1"
     assert len(_replica_sets(plane, ns) - replica_sets) == 1
 
 
@@ -988,16 +988,16 @@ def test_dashboard_shows_what_the_issue_asks_for() -> None:
 @pytest.mark.parametrize(
     ("values", "image"),
     [
-        ([], "kube-notifier:0.1.0"),
+        ([], "ghcr.io/kube-notifier/kube-notifier:0.1.0"),
         (
-            ["--set=image.registry=registry.example/team"],
-            "registry.example/team/kube-notifier:0.1.0",
+            ["--set=image.registry=registry.example/team", "--set=image.repository=kn"],
+            "registry.example/team/kn:0.1.0",
         ),
         (
             ["--set=image.registry=registry.example", "--set=global.imageRegistry=mirror.example"],
-            "mirror.example/kube-notifier:0.1.0",
+            "mirror.example/kube-notifier/kube-notifier:0.1.0",
         ),
-        (["--set=image.tag=1.2.3"], "kube-notifier:1.2.3"),
+        (["--set=image.registry=", "--set=image.tag=1.2.3"], "kube-notifier/kube-notifier:1.2.3"),
     ],
 )
 def test_image_fields_follow_the_common_shape(

@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.fullcluster]
 CONFIG = """
 watch: {{namespaces: [{ns}], kinds: [PodDisruptionBudget]}}
 sinks: [{{name: hook, type: webhook, url: '{url}'}}]
+defaults: {{recovery_window: 1s}}
 rules:
   - name: drains-blocked
     match: {{kinds: [PodDisruptionBudget], to: [Blocking]}}

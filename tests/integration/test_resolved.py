@@ -23,6 +23,7 @@ sinks:
   - {{name: hook, type: webhook, url: "{url}"}}
 defaults:
   dedup_window: 0s
+  recovery_window: 2s   # the incident ends 2 s after the recovery, told by the clock
 rules:
   - name: crashloops
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}

@@ -21,7 +21,7 @@ CONFIG = """
 watch: {{namespaces: [{ns}], kinds: [Pod]}}
 sinks:
   - {{name: slack, type: slack, token: "{token}", channel: "#ops", base_url: "{api}"}}
-defaults: {{dedup_window: 0s}}
+defaults: {{dedup_window: 0s, recovery_window: 1s}}
 rules:
   - name: crashloops
     match: {{kinds: [Pod], to: [CrashLoopBackOff]}}

@@ -33,6 +33,7 @@ sinks:
   - {{name: hook, type: webhook, url: "{url}"}}
 defaults:
   dedup_window: 0s
+  recovery_window: 1s
 rules:
   - name: stuck-rollouts
     match: {{kinds: [StatefulSet, DaemonSet], to: [Progressing], for: {wait}}}

@@ -26,6 +26,7 @@ sinks:
   - {{name: hook, type: webhook, url: "{url}"}}
 defaults:
   dedup_window: 0s
+  recovery_window: 1s
 rules:
   - name: stays-crashing
     match: {{kinds: [Pod], to: [CrashLoopBackOff], for: 10s}}

@@ -298,12 +298,9 @@ def test_oci_labels() -> None:
 
 def test_build_context_is_the_sources_only() -> None:
     files = context_files()
-    assert {"pyproject.toml", "constraints.txt", "README.md", "notifier/__init__.py"} <= set(files)
-    outside = [
-        f
-        for f in files
-        if f.split("/")[0] not in {"pyproject.toml", "constraints.txt", "README.md", "notifier"}
-    ]
+    allowed = {"pyproject.toml", "constraints.txt", "README.md", "LICENSE", "notifier"}
+    assert allowed - {"notifier"} | {"notifier/__init__.py"} <= set(files)
+    outside = [f for f in files if f.split("/")[0] not in allowed]
     assert outside == []
     assert not any("__pycache__" in f or f.endswith(".pyc") for f in files)
     # What the builder copies is all there.

@@ -75,11 +75,14 @@ CHECKS = {
 
 @pytest.fixture(scope="module")
 def sent() -> dict[str, list[Any]]:
-    """What each sink is given for a crash loop, then for its recovery."""
+    """What each sink is given for a crash loop, then for its recovery (the incident's end,
+    told by the clock once the recovery window has passed)."""
     loaded = read_config_text(EXAMPLE.read_text(), "receivers.yaml", environ={})
     engine = RulesEngine(lambda: loaded.ruleset, clock=lambda: NOW)
     by_sink: dict[str, list[Any]] = {}
-    for notification in [*engine.process(crashloop()), *engine.process(_recovered())]:
+    firing, recovering = engine.process(crashloop()), engine.process(_recovered())
+    over = engine.tick(NOW + 3600.0).notifications
+    for notification in [*firing, *recovering, *over]:
         by_sink.setdefault(notification.sink, []).append(notification)
     return by_sink
 

@@ -45,7 +45,8 @@ def test_actionlint_passes_on_both_workflows() -> None:
 
 def test_ci_runs_make_test_on_pushes_and_pull_requests() -> None:
     ci = _load("ci.yml")
-    assert set(ci[True]) == {"push", "pull_request"}  # YAML 1.1 reads the key `on` as true
+    # YAML 1.1 reads the key `on` as true; workflow_call: the release runs it first
+    assert set(ci[True]) == {"push", "pull_request", "workflow_call"}
     assert [step.get("run") for step in _steps(ci, "test")][-1] == "make test"
 
 

@@ -121,42 +121,38 @@ app.kubernetes.io/part-of: kube-notifier
 
 {{/*
 The rules config as a dict (render with `include ... | fromYaml`): configFile
-parsed, or `config` with watch.namespaces set from watchNamespaces. RBAC and
-the checks below read it; the ConfigMap holds kube-notifier.configText.
+parsed, or `config` with watch.namespaces set from watchNamespaces; either with
+the alertmanager.urls sink added. RBAC and the checks below read it; the
+ConfigMap holds kube-notifier.configText.
 */}}
 {{- define "kube-notifier.config" -}}
+{{- $config := dict }}
 {{- if .Values.configFile }}
-{{- .Values.configFile }}
+{{- $config = .Values.configFile | fromYaml }}
 {{- else }}
-{{- $config := deepCopy .Values.config }}
+{{- $config = deepCopy .Values.config }}
 {{- if .Values.watchNamespaces }}
 {{- $watch := deepCopy (default dict $config.watch) }}
 {{- $_ := set $watch "namespaces" .Values.watchNamespaces }}
 {{- $_ := set $config "watch" $watch }}
 {{- end }}
-{{- if .Values.alertmanager.urls }}
-{{- $sink := dict "name" "alertmanager" "type" "alertmanager" "urls" .Values.alertmanager.urls }}
-{{- if .Values.alertmanager.labels }}
-{{- $_ := set $sink "labels" .Values.alertmanager.labels }}
 {{- end }}
-{{- $_ := set $config "sinks" (append (default list $config.sinks) $sink) }}
-{{- $rules := list }}
-{{- range $rule := (default list $config.rules) }}
-{{- if and (kindIs "map" $rule) $rule.sinks }}
-{{- $rule = merge (dict "sinks" (append $rule.sinks "alertmanager")) $rule }}
-{{- end }}
-{{- $rules = append $rules $rule }}
-{{- end }}
-{{- $_ := set $config "rules" $rules }}
+{{- if and .Values.alertmanager.urls (not (hasKey $config "Error")) }}
+{{- include "kube-notifier.addAlertmanager" (dict "config" $config "alertmanager" .Values.alertmanager) }}
 {{- end }}
 {{- toYaml $config }}
 {{- end }}
-{{- end }}
 
-{{/* config.yaml as stored in the ConfigMap: configFile verbatim (quotes kept), or `config` as YAML. */}}
+{{/*
+config.yaml as stored in the ConfigMap: configFile verbatim (quotes kept), or
+`config` as YAML. configFile with alertmanager.urls is written back out as JSON
+(which is YAML): every string stays quoted, so "${VAR:-}" stays a string.
+*/}}
 {{- define "kube-notifier.configText" -}}
-{{- if .Values.configFile }}
+{{- if and .Values.configFile (not .Values.alertmanager.urls) }}
 {{- .Values.configFile }}
+{{- else if .Values.configFile }}
+{{- include "kube-notifier.config" . | fromYaml | toPrettyJson }}
 {{- else }}
 {{- include "kube-notifier.configYaml" (include "kube-notifier.config" . | fromYaml) }}
 {{- end }}
@@ -260,6 +256,7 @@ delivery.concurrency). Not the rules or the rest of the sinks: they hot-reload.
 {{- fail "configFile's watch.namespaces must list the same namespaces as watchNamespaces (RBAC is made from watchNamespaces)" }}
 {{- end }}
 {{- end }}
+{{- include "kube-notifier.validateAlertmanager" (dict "config" $config "Values" .Values) }}
 {{- if and .Values.persistence.enabled (gt (int .Values.replicaCount) 1) }}
 {{- fail "persistence.enabled needs replicaCount 1: one SQLite file on a ReadWriteOnce volume cannot be shared by replicas" }}
 {{- end }}

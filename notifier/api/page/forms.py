@@ -3,26 +3,26 @@
 Each is refused with 403 unless the page may write (``--page-writes``) and the
 request comes from the page itself (``guard.checked_form``). The work runs
 off the event loop (it talks to the API server or a sink); the answer is a
-redirect back to the view with a notice, or the view again with the error.
+redirect back to the view, which then says what happened, or why not (a
+notice the page set: ``notices.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request, Response
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
-from notifier.api.page.guard import RefusedError, checked_form, protect
+from notifier.api.page.guard import RefusedError, checked_form
+from notifier.api.page.notices import remember_notice
 from notifier.api.page.views import NewSilence, PageParts, SilenceWriteError, Writes
 from notifier.rules.durations import parse_duration
 from notifier.rules.silences import SilenceError, parse_matchers
 
 FORBIDDEN = 403
 MAX_SILENCE_SECONDS = 30 * 86400
-NOTICE_CHARS = 1000
 
 
 def add_forms(app: FastAPI, parts: PageParts) -> None:
@@ -48,10 +48,11 @@ async def _write(request: Request, parts: PageParts, action: Action) -> Response
             raise RefusedError("the page is read-only (writes are off: --page-writes)")
         form = await checked_form(request)
     except RefusedError as why:
-        return protect(PlainTextResponse(f"refused: {why}\n", status_code=FORBIDDEN))
+        return PlainTextResponse(f"refused: {why}\n", status_code=FORBIDDEN)
     path, notice = await run_in_threadpool(action, parts.writes, form)
-    query = urlencode({"notice": notice[:NOTICE_CHARS]})
-    return protect(RedirectResponse(f"{path}?{query}", status_code=303))
+    answer = RedirectResponse(path, status_code=303)
+    remember_notice(answer, notice)
+    return answer
 
 
 def _adding(writes: Writes, form: dict[str, str]) -> tuple[str, str]:

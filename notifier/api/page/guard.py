@@ -1,8 +1,7 @@
-"""What keeps the page safe to open and to post from: headers, a same-origin check, a token.
+"""What keeps the page safe to post from: a same-origin check, a token.
 
-- Every page answer carries a Content-Security-Policy that allows scripts,
-  styles and requests from the page's own origin only (no inline script),
-  no framing, forms posting only to itself.
+- Every answer carries the security headers of ``api/headers.py`` (the
+  Content-Security-Policy among them), added around the whole application.
 - A POST must come from the page itself: its ``Origin`` names this host (or
   the browser says ``Sec-Fetch-Site: same-origin``), and its form carries
   the token of the ``kn_csrf`` cookie (double submit; SameSite=Strict), so
@@ -19,28 +18,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from fastapi import Request, Response
 
-CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-)
-HEADERS = {
-    "Content-Security-Policy": CSP,
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",
-    "Cache-Control": "no-store",
-}
 COOKIE = "kn_csrf"
 MAX_FORM_BYTES = 16 * 1024
 
 
 class RefusedError(Exception):
     """A POST the page will not act on: 403 with this reason."""
-
-
-def protect(response: Response) -> Response:
-    response.headers.update(HEADERS)
-    return response
 
 
 def token_of(request: Request) -> str:

@@ -1,7 +1,13 @@
-"""Templates (Jinja2, every value escaped) and the answer that carries the page's headers."""
+"""Templates (Jinja2, every value escaped and its invisible characters shown) and the answer.
+
+Every view is rendered with what the page says about itself: the readiness
+verdict /readyz gives (a banner when not ready, with since when), the time
+it was read ("as of"), and the notice a write left for it (``notices.py``).
+"""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,18 +16,21 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from notifier.api.page import wording
-from notifier.api.page.guard import protect, remember_token, token_of
+from notifier.api.page.guard import remember_token, token_of
+from notifier.api.page.notices import COOKIE as NOTICE_COOKIE
+from notifier.api.page.notices import forget_notice, notice_of
 from notifier.api.page.views import PageParts
 
 _ENV = jinja2.Environment(
     loader=jinja2.FileSystemLoader(Path(__file__).parent / "templates"),
     autoescape=True,  # every value, whatever the file is named
+    finalize=wording.visible,  # then escaped: a U+202E in a name is shown, not obeyed
     undefined=jinja2.StrictUndefined,
     trim_blocks=True,
     lstrip_blocks=True,
 )
 _ENV.filters.update(when=wording.when, ago=wording.ago, due_in=wording.due_in,
-                    seconds=wording.seconds)  # fmt: skip
+                    seconds=wording.seconds, told=wording.told)  # fmt: skip
 _ENV.globals.update(outcome=wording.outcome, reasons=wording.reasons)
 
 
@@ -40,9 +49,14 @@ def render(
         writes=parts.writes is not None,
         view=template.removesuffix(".html"),
         user=next((request.headers[h] for h in _USER_HEADERS if h in request.headers), "")[:100],
+        health=parts.health.verdict(),
+        as_of=time.time(),
+        notice=notice_of(request),
+        sent=parts.sent.state,
         **values,
     )
     response = HTMLResponse(html, status_code=status)
     remember_token(response, token)
-    protect(response)
+    if NOTICE_COOKIE in request.cookies:
+        forget_notice(response)  # said once
     return response

@@ -9,10 +9,10 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from notifier.api.page.forms import NOTICE_CHARS, add_forms
-from notifier.api.page.guard import protect
+from notifier.api.page.forms import add_forms
 from notifier.api.page.rendering import render
 from notifier.api.page.views import FiringItem, Paged, PageParts, Where
+from notifier.api.page.wording import visible
 from notifier.rules.silences import SilenceError, parse_matchers
 
 FIRING_PER_PAGE = 100
@@ -26,7 +26,6 @@ DEAD_LETTERS_SHOWN = 100
 
 Text = Annotated[str, Query(max_length=253)]
 PageNumber = Annotated[int, Query(ge=0, le=100_000)]
-Notice = Annotated[str, Query(max_length=NOTICE_CHARS)]
 
 
 def page_app(parts: PageParts) -> FastAPI:
@@ -52,9 +51,10 @@ def add_page(app: FastAPI, parts: PageParts) -> None:
         pending = parts.waiting.pending(where, pending_page * PENDING_PER_PAGE, PENDING_PER_PAGE)
         groups = parts.waiting.groups(where, group_page * GROUPS_PER_PAGE, GROUPS_PER_PAGE)
         resolved = parts.now.resolved(where, RESOLVED_SHOWN)
+        silences = {silence.id: silence for silence in parts.silences.silences()}
         return render(request, "now.html", parts, where=where, firing=firing, resolved=resolved,
                       page=page, pending=pending, pending_page=pending_page, groups=groups,
-                      group_page=group_page)  # fmt: skip
+                      group_page=group_page, silences=silences)  # fmt: skip
 
     @app.get("/page/why")
     def why(request: Request, q: Text = "", page: PageNumber = 0) -> HTMLResponse:
@@ -62,29 +62,28 @@ def add_page(app: FastAPI, parts: PageParts) -> None:
         return render(request, "why.html", parts, q=q, found=found, page=page)
 
     @app.get("/page/silences")
-    def silences(request: Request, match: Text = "", notice: Notice = "") -> HTMLResponse:
+    def silences(request: Request, match: Text = "") -> HTMLResponse:
         preview, error = _preview(parts, match)
         return render(request, "silences.html", parts, silences=parts.silences.silences(),
-                      match=match, preview=preview, error=error, notice=notice,
+                      match=match, preview=preview, error=error,
                       where=parts.silences_map)  # fmt: skip
 
     @app.get("/page/silences/preview")
     def preview_json(match: Text = "") -> JSONResponse:
         preview, error = _preview(parts, match)
         items = [] if preview is None else preview.items
-        body = {"error": error, "total": 0 if preview is None else preview.total,
-                "items": [{"rule": i.rule, "kind": i.kind, "namespace": i.namespace,
-                           "name": i.name, "states": list(i.states)} for i in items]}  # fmt: skip
-        response = JSONResponse(body)
-        protect(response)
-        return response
+        body = {"error": visible(error), "total": 0 if preview is None else preview.total,
+                "items": [{"rule": visible(i.rule), "kind": i.kind,
+                           "namespace": visible(i.namespace), "name": visible(i.name),
+                           "states": list(i.states)} for i in items]}  # fmt: skip
+        return JSONResponse(body)
 
     @app.get("/page/delivery")
-    def delivery(request: Request, notice: Notice = "") -> HTMLResponse:
+    def delivery(request: Request) -> HTMLResponse:
         view, writes = parts.delivery, parts.writes
         return render(request, "delivery.html", parts, queues=view.queues(),
                       failures=view.failures(FAILURES_SHOWN),
-                      letters=view.dead_letters(DEAD_LETTERS_SHOWN), notice=notice,
+                      letters=view.dead_letters(DEAD_LETTERS_SHOWN),
                       replay=writes is not None and writes.replay is not None)  # fmt: skip
 
     add_forms(app, parts)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
 
+from notifier.api.readiness import Verdict
 from notifier.rules.silences import Silence
 from notifier.rules.waiting import OpenGroup, PendingTimer
 
@@ -42,6 +43,13 @@ class Where:
     rule: str = ""
 
 
+class Told(NamedTuple):
+    """A notification handed to a sink: its latest one about an entry."""
+
+    sink: str
+    notification_id: str
+
+
 @dataclass(frozen=True, slots=True)
 class FiringItem:
     rule: str
@@ -50,8 +58,36 @@ class FiringItem:
     name: str
     states: tuple[str, ...]
     since: float
-    sinks: tuple[str, ...]  # told
+    told: tuple[Told, ...]  # empty: told before a restart, or muted
     resolved_at: float | None = None
+    muted_by: str = ""  # the silence that muted its latest change ("" when none did)
+
+
+@dataclass(frozen=True, slots=True)
+class SendState:
+    """Where a notification is with its sink, from delivery's own records.
+
+    ``state``: ``delivered``, ``queued``, ``retrying`` (``detail``: the last
+    error), ``dead-lettered`` (``detail``: why it was given up on), or
+    ``unknown`` (never handed to delivery here: a standby, or past what
+    delivery remembers).
+    """
+
+    sink: str
+    state: str
+    detail: str = ""
+    attempts: int = 0
+    at: float = 0.0  # when it got there (0: unknown)
+
+
+class SendStateView(Protocol):
+    def state(self, told: Told) -> SendState: ...
+
+
+class HealthView(Protocol):
+    """The same verdict as /readyz (``api/readiness.py``)."""
+
+    def verdict(self) -> Verdict: ...
 
 
 class NowView(Protocol):
@@ -160,5 +196,7 @@ class PageParts:
     decisions: DecisionView
     silences: SilenceView
     delivery: DeliveryView
+    health: HealthView
+    sent: SendStateView
     writes: Writes | None = None  # None: the page is read-only (the default)
     silences_map: str = ""  # NAMESPACE/NAME of the silences ConfigMap; "" when none is watched

@@ -1,11 +1,25 @@
-"""A decision in words ("silenced by 3f2a…", "no rule matched"), and times as people read them."""
+"""A decision in words ("silenced by 3f2a…", "no rule matched"), what a sink made of what it
+was told ("dead-lettered after 1 attempt: http_400"), times as people read them, and text
+with its invisible format characters made visible."""
 
 from __future__ import annotations
 
+import re
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 
+from markupsafe import Markup
+
 from notifier.api.decisions import DecisionRecord
+from notifier.api.page.views import SendState, Told
+
+Sent = Callable[[Told], SendState]
+
+# Worst first: a notification told to several sinks is as far as its least lucky one.
+_STATES = ("dead-lettered", "retrying", "queued", "unknown", "delivered")
+_OUTCOMES = {"dead-lettered": "dead-lettered", "retrying": "retrying", "queued": "queued",
+             "unknown": "handed on", "delivered": "sent"}  # fmt: skip
 
 _REASONS = {
     "dedup": "deduplicated: the same change was told within the dedup window",
@@ -17,15 +31,18 @@ _REASONS = {
 }
 
 
-def outcome(record: DecisionRecord) -> str:
-    """One word for the list: sent, silenced, inhibited, grouped, ... or no rule matched."""
+def outcome(record: DecisionRecord, sent: Sent) -> str:
+    """One word for the list: sent (every sink took it), dead-lettered, retrying, queued,
+    silenced, inhibited, grouped, ... or no rule matched."""
     if record.told:
-        return "sent"
+        states = {sent(Told(sink, note_id)).state for note_id, _rule, sink in record.told}
+        return _OUTCOMES[next(state for state in _STATES if state in states)]
     for _rule, reason in record.suppressed:
         head = reason.split(" ", 1)[0]
         return {"silenced": "silenced", "inhibited": "inhibited", "dedup": "deduplicated",
                 "group": "grouped", "startup": "quiet at start", "mute": "muted",
-                "opt_out": "opted out", "drop_rule": "dropped"}.get(head, head)  # fmt: skip
+                "opt_out": "opted out", "drop_rule": "dropped",
+                "incident:": "in its incident"}.get(head, head)  # fmt: skip
     if record.dropped_by:
         return "dropped"
     if record.muted:
@@ -33,9 +50,10 @@ def outcome(record: DecisionRecord) -> str:
     return "no rule matched" if not record.matched else "nothing sent"
 
 
-def reasons(record: DecisionRecord) -> list[str]:
+def reasons(record: DecisionRecord, sent: Sent) -> list[str]:
     """Every reason, in words, for the detail line."""
-    said = [f"sent by rule {rule} to {sink}" for _id, rule, sink in record.told]
+    said = [f"rule {rule} to {sink}: {told(sent(Told(sink, note_id)))}"
+            for note_id, rule, sink in record.told]  # fmt: skip
     for rule, reason in record.suppressed:
         words = _REASONS.get(reason, reason)
         said.append(f"rule {rule}: {words}" if rule else words)
@@ -45,6 +63,36 @@ def reasons(record: DecisionRecord) -> list[str]:
     if not record.matched and not record.dropped_by and not record.muted:
         said.append("no rule matched this change")
     return said
+
+
+def told(state: SendState) -> str:
+    """What the sink made of it: "delivered", "retrying after attempt 2 failed: http_500"."""
+    attempts = f"{state.attempts} attempt{'' if state.attempts == 1 else 's'}"
+    if state.state == "delivered":
+        return f"delivered ({attempts})" if state.attempts > 1 else "delivered"
+    if state.state == "queued":
+        return "queued, not sent yet"
+    if state.state == "retrying":
+        return f"retrying after attempt {state.attempts} failed: {state.detail}"
+    if state.state == "dead-lettered":
+        return f"dead-lettered after {attempts}: {state.detail}"
+    return "handed on, not followed here (a standby, or past what delivery remembers)"
+
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\ufff9-\ufffb\U000e0001\U000e0020-\U000e007f]"
+)
+
+
+def visible(value: object) -> object:
+    """Text with its invisible format characters (bidirectional overrides and isolates,
+    directional marks, zero widths) shown as ``[U+202E]``, so none can reverse or hide
+    what the page shows; other values as they are (Jinja2 ``finalize``)."""
+    if not isinstance(value, str) or not _INVISIBLE.search(value):
+        return value
+    shown = _INVISIBLE.sub(lambda found: f"[U+{ord(found[0]):04X}]", value)
+    return Markup(shown) if isinstance(value, Markup) else shown
 
 
 def when(timestamp: float | None) -> str:

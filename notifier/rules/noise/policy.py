@@ -8,6 +8,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class NoisePolicy:
     dedup_window: float = 60.0  # seconds; 0 turns dedup off
+    recovery_window: float = 60.0  # seconds out of trouble before an incident is over
     group_by: tuple[str, ...] = ()  # empty: every notification is sent on its own
     group_wait: float = 30.0
     group_interval: float = 300.0

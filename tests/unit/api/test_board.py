@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from notifier.api.board import FiringBoard
-from notifier.api.page.views import FiringItem, Where
+from notifier.api.page.views import FiringItem, Told, Where
 from notifier.rules.decisions import Decision
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import POD_JSON, changed, crashloop, transition
@@ -26,16 +26,42 @@ def test_a_told_crash_loop_is_firing_with_its_sinks_until_it_recovers() -> None:
     board.record(crashloop(), _told("hook", "slack"))
     (item,) = board.firing(Where(), 0, 10).items
     assert (item.rule, item.kind, item.namespace) == ("pod-crash", "Pod", "shop")
-    assert "CrashLoopBackOff" in item.states and item.sinks == ("hook", "slack")
+    assert "CrashLoopBackOff" in item.states and [t.sink for t in item.told] == ["hook", "slack"]
     board.record(_recovered(), Decision(matched=()))
     assert board.firing(Where(), 0, 10).total == 0
     (resolved,) = board.resolved(Where(), 10)
     assert resolved.resolved_at is not None and resolved.rule == "pod-crash"
 
 
+def test_each_sink_keeps_its_latest_notification() -> None:
+    board = FiringBoard()
+    board.record(crashloop(), Decision(matched=("pod-crash",), notifications=[
+        notification("hook", id="n-a"), notification("slack", id="n-b")]))  # fmt: skip
+    board.record(crashloop(), Decision(matched=("pod-crash",),
+                                       notifications=[notification("hook", id="n-c")]))  # fmt: skip
+    (item,) = board.firing(Where(), 0, 10).items
+    assert item.told == (Told("slack", "n-b"), Told("hook", "n-c"))
+
+
+def test_a_silenced_crash_loop_is_firing_muted_with_its_silence_until_told() -> None:
+    board = FiringBoard()
+    silenced = Decision(matched=("pod-crash",), suppressed=[("pod-crash", "silenced by s-42")])
+    board.record(crashloop(), silenced)
+    (item,) = board.firing(Where(), 0, 10).items
+    assert (item.muted_by, item.told, item.rule) == ("s-42", (), "pod-crash")
+    board.record(crashloop(), _told("hook"))  # the silence ended; told at last
+    (item,) = board.firing(Where(), 0, 10).items
+    assert (item.muted_by, [t.sink for t in item.told]) == ("", ["hook"])
+    board.record(crashloop(), silenced)  # silenced again: still told before it, muted now
+    (item,) = board.firing(Where(), 0, 10).items
+    assert (item.muted_by, [t.sink for t in item.told]) == ("s-42", ["hook"])
+    board.record(_recovered(), Decision(matched=()))
+    assert board.firing(Where(), 0, 10).total == 0
+
+
 def test_nothing_told_nothing_firing_and_a_signal_alone_holds_nothing() -> None:
     board = FiringBoard()
-    board.record(crashloop(), Decision(matched=("pod-crash",)))  # silenced, say
+    board.record(crashloop(), Decision(matched=("pod-crash",), suppressed=[("", "startup")]))
     pod = changed(POD_JSON)
     restart = transition(pod, pod, old_states=HEALTHY, new_states=HEALTHY, signals={"Restart"})
     board.record(restart, _told("hook"))

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 from notifier.api.decisions import DecisionLog
+from notifier.api.page.views import SendState, Told
 from notifier.api.page.wording import outcome, reasons
+from notifier.kinds.diffing import Change
 from notifier.rules.decisions import Decision
-from tests.unit.rules.builders import crashloop
+from tests.unit.rules.builders import crashloop, transition
 from tests.unit.sinks.factories import notification
+
+DELIVERED = {"hook": SendState("hook", "delivered", attempts=1)}
+
+
+def _as(states: dict[str, SendState]) -> Callable[[Told], SendState]:
+    return lambda told: states.get(told.sink, SendState(told.sink, "unknown"))
 
 
 def test_the_ring_keeps_the_last_n_and_pages_them_newest_first() -> None:
@@ -36,21 +47,70 @@ def test_a_decision_in_words() -> None:
     log.record(crashloop(), Decision(matched=()))
     log.record(crashloop(), Decision(matched=("pod-crash",), notifications=[notification()]))
     told, nothing, muted = log.search("", 0, 3).items
-    assert outcome(muted) == "silenced" and reasons(muted) == ["rule pod-crash: silenced by ab12"]
-    assert outcome(nothing) == "no rule matched"
-    assert outcome(told) == "sent" and reasons(told) == ["sent by rule pod-crash to hook"]
+    sent = _as(DELIVERED)
+    assert outcome(muted, sent) == "silenced"
+    assert reasons(muted, sent) == ["rule pod-crash: silenced by ab12"]
+    assert outcome(nothing, sent) == "no rule matched"
+    assert outcome(told, sent) == "sent" and reasons(told, sent) == [
+        "rule pod-crash to hook: delivered"
+    ]
     assert told.as_json()["notifications"][0]["sink"] == "hook"
+
+
+def test_told_is_what_each_sink_made_of_it_the_least_lucky_first() -> None:
+    log = DecisionLog()
+    log.record(
+        crashloop(),
+        Decision(
+            matched=("pod-crash",), notifications=[notification("hook"), notification("pager")]
+        ),
+    )
+    (told,) = log.search("", 0, 1).items
+    dead = SendState("pager", "dead-lettered", "http_400: bad payload", 1)
+    retrying = SendState("pager", "retrying", "http_500: oops", 2)
+    queued = SendState("pager", "queued")
+    assert outcome(told, _as({**DELIVERED, "pager": dead})) == "dead-lettered"
+    assert reasons(told, _as({**DELIVERED, "pager": dead})) == [
+        "rule pod-crash to hook: delivered",
+        "rule pod-crash to pager: dead-lettered after 1 attempt: http_400: bad payload",
+    ]
+    assert outcome(told, _as({**DELIVERED, "pager": retrying})) == "retrying"
+    assert "retrying after attempt 2 failed: http_500: oops" in reasons(
+        told, _as({**DELIVERED, "pager": retrying}))[1]  # fmt: skip
+    assert outcome(told, _as({**DELIVERED, "pager": queued})) == "queued"
+    assert outcome(told, _as(DELIVERED)) == "handed on"  # pager: never handed over here
+    assert "a standby" in reasons(told, _as(DELIVERED))[1]
+
+
+def test_a_list_cut_says_how_many_more_and_a_value_cut_ends_with_an_ellipsis() -> None:
+    changes = tuple(Change(f"metadata.labels.l{i}", "a" * 300, str(i)) for i in range(8))
+    log = DecisionLog()
+    log.record(replace(crashloop(), changes=changes), Decision(matched=()))
+    (record,) = log.search("", 0, 1).items
+    assert len(record.changes) == 5 and record.changes_left_out == 3
+    assert record.changes[0] == f"metadata.labels.l0: {'a' * 200}… -> 0"
+    assert record.as_json()["changes_left_out"] == 3
+
+
+def test_an_events_message_is_kept() -> None:
+    event = {"apiVersion": "v1", "kind": "Event", "type": "Warning", "reason": "FailedMount",
+             "message": "MountVolume.SetUp failed " + "x" * 300,
+             "metadata": {"name": "web-1.17a", "namespace": "shop"},
+             "involvedObject": {"kind": "Pod", "name": "web-1"}}  # fmt: skip
+    log = DecisionLog()
+    log.record(transition(None, event, new_states={"Warning"}), Decision(matched=()))
+    log.record(crashloop(), Decision(matched=()))
+    pod, warning = log.search("", 0, 2).items
+    assert warning.message.startswith("FailedMount: MountVolume.SetUp failed xx")
+    assert len(warning.message) == 201 and warning.message.endswith("…")
+    assert pod.message == ""
 
 
 def test_the_ring_keeps_no_large_value_of_an_object() -> None:
     """Ten thousand records of an annotation churned with 200 KB values would hold 4 GB."""
-    from dataclasses import replace
-
-    from notifier.kinds.diffing import Change
-
     huge = "x" * 200_000
     transition = replace(crashloop(), changes=(Change("metadata.annotations.note", huge, huge),))
     log = DecisionLog(size=1)
     log.record(transition, Decision(matched=()))
     [kept] = log.search("", 0, 1).items[0].first_changes
-    assert len(kept.old or "") <= 200 and len(kept.new or "") <= 200
+    assert len(kept.old or "") <= 201 and len(kept.new or "") <= 201  # the ellipsis

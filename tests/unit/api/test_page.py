@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from notifier.api.app import create_app
 from notifier.api.board import FiringBoard
+from notifier.api.checks import Check, flag
 from notifier.api.decisions import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
@@ -16,10 +17,13 @@ from notifier.api.page.views import (
     Paged,
     PageParts,
     SendFailure,
+    SendState,
     SilenceWrites,
     SinkQueue,
+    Told,
     Writes,
 )
+from notifier.api.readiness import Readiness
 from notifier.api.waiting import WaitingList
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
@@ -63,7 +67,27 @@ class _Delivery:
                      1, 0, limit)  # fmt: skip
 
 
-def _client(*, writes: bool) -> tuple[TestClient, _Silences]:
+@dataclass
+class FakeSent:
+    """Delivery's records as the page reads them: what each sink made of a notification."""
+
+    states: dict[str, SendState] = field(default_factory=dict)
+
+    def state(self, told: Told) -> SendState:
+        return self.states.get(told.sink, SendState(told.sink, "delivered", attempts=1))
+
+
+@dataclass
+class FakeChecks:
+    failing: dict[str, str] = field(default_factory=dict)  # name: detail
+
+    def __call__(self) -> list[Check]:
+        return [flag(name, lambda: False, detail) for name, detail in self.failing.items()]
+
+
+def page_client(
+    *, writes: bool, checks: FakeChecks | None = None, sent: FakeSent | None = None
+) -> tuple[TestClient, _Silences]:
     board, log = FiringBoard(), DecisionLog()
     hostile = crashloop(metadata={"name": "web-1"})
     hostile = replace(hostile, changes=(Change("status.reason", "", HOSTILE),))
@@ -71,12 +95,15 @@ def _client(*, writes: bool) -> tuple[TestClient, _Silences]:
     board.record(hostile, told)
     log.record(hostile, told)
     silences = _Silences(board)
+    checks = checks or FakeChecks()
+    readiness = Readiness(checks, clock=lambda: 1.7e9)
     parts = PageParts(
         now=board, waiting=_waiting(), decisions=log, silences=silences, delivery=_Delivery(),
+        health=readiness, sent=sent or FakeSent(),
         writes=Writes(SilenceWrites(silences.add, silences.expire), None) if writes else None,
         silences_map="ops/kube-notifier-silences",
     )  # fmt: skip
-    app = create_app(liveness=list, readiness=list, page=parts)
+    app = create_app(liveness=list, readiness=readiness, page=parts)
     return TestClient(app, base_url="http://page.test"), silences
 
 
@@ -94,7 +121,7 @@ def _waiting() -> WaitingList:
 
 
 def test_now_shows_pending_timers_and_open_groups_as_text() -> None:
-    client, _ = _client(writes=False)
+    client, _ = page_client(writes=False)
     text = client.get("/page/now").text
     assert HOSTILE not in text
     name = "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;"
@@ -106,7 +133,7 @@ def test_now_shows_pending_timers_and_open_groups_as_text() -> None:
 
 
 def test_every_view_answers_with_its_headers_and_escapes_object_text() -> None:
-    client, _ = _client(writes=False)
+    client, _ = page_client(writes=False)
     for path in ("/page/now", "/page/why", "/page/silences", "/page/delivery"):
         answer = client.get(path)
         assert answer.status_code == 200, path
@@ -119,13 +146,13 @@ def test_every_view_answers_with_its_headers_and_escapes_object_text() -> None:
 
 
 def test_a_search_is_reflected_as_text() -> None:
-    client, _ = _client(writes=False)
+    client, _ = page_client(writes=False)
     text = client.get("/page/why", params={"q": "<script>alert(1)</script>"}).text
     assert "<script>alert(1)" not in text and "&lt;script&gt;alert(1)" in text
 
 
 def test_read_only_has_no_form_and_refuses_a_post() -> None:
-    client, silences = _client(writes=False)
+    client, silences = page_client(writes=False)
     assert 'id="add-silence"' not in client.get("/page/silences").text
     client.get("/page/silences")
     token = client.cookies["kn_csrf"]
@@ -136,7 +163,7 @@ def test_read_only_has_no_form_and_refuses_a_post() -> None:
 
 
 def test_with_writes_a_same_origin_post_with_its_token_adds_a_silence() -> None:
-    client, silences = _client(writes=True)
+    client, silences = page_client(writes=True)
     assert 'id="add-silence"' in client.get("/page/silences").text
     token = client.cookies["kn_csrf"]
     form = {"match": "name=web-*", "duration": "2h", "author": "ana", "comment": "deploy"}
@@ -148,12 +175,14 @@ def test_with_writes_a_same_origin_post_with_its_token_adds_a_silence() -> None:
     assert silences.kept == []
     done = client.post("/page/silences", data={**form, "csrf": token},
                        headers={"Origin": "http://page.test"}, follow_redirects=False)  # fmt: skip
-    assert done.status_code == 303 and "notice=silence+s1+added" in done.headers["location"]
+    assert done.status_code == 303 and done.headers["location"] == "/page/silences"
     assert silences.kept[0].matchers == {"name": "web-*"} and silences.kept[0].created_by == "ana"
+    assert 'id="notice">silence s1 added' in client.get("/page/silences").text
+    assert 'id="notice"' not in client.get("/page/silences").text  # said once
 
 
 def test_a_bad_silence_is_said_not_written() -> None:
-    client, silences = _client(writes=True)
+    client, silences = page_client(writes=True)
     client.get("/page/silences")
     form = {"match": "colour=red", "csrf": client.cookies["kn_csrf"]}
     answer = client.post("/page/silences", data=form, headers={"Origin": "http://page.test"})
@@ -161,7 +190,7 @@ def test_a_bad_silence_is_said_not_written() -> None:
 
 
 def test_the_preview_names_what_would_be_muted() -> None:
-    client, _ = _client(writes=False)
+    client, _ = page_client(writes=False)
     body = client.get("/page/silences/preview", params={"match": "name=web-*"}).json()
     assert body["total"] == 1 and body["items"][0]["name"] == "web-1"
     assert (
@@ -172,7 +201,7 @@ def test_the_preview_names_what_would_be_muted() -> None:
 
 
 def test_the_author_defaults_to_the_auth_proxys_user_and_same_origin_fetch_is_enough() -> None:
-    client, silences = _client(writes=True)
+    client, silences = page_client(writes=True)
     page = client.get("/page/silences", headers={"X-Forwarded-User": "<b>ana</b>"}).text
     assert 'name="author" value="&lt;b&gt;ana&lt;/b&gt;"' in page
     form = {"match": "name=web-1", "author": "ana", "csrf": client.cookies["kn_csrf"]}
@@ -184,7 +213,7 @@ def test_the_author_defaults_to_the_auth_proxys_user_and_same_origin_fetch_is_en
 
 
 def test_a_long_error_comes_back_whole_enough_not_as_a_422() -> None:
-    client, silences = _client(writes=True)
+    client, silences = page_client(writes=True)
     client.get("/page/silences")
     form = {"match": "name=~(" + "r" * 2000, "csrf": client.cookies["kn_csrf"]}  # a bad regex
     answer = client.post("/page/silences", data=form, headers={"Origin": "http://page.test"})

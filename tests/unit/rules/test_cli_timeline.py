@@ -47,7 +47,7 @@ def test_pending_fires_escalates_reminds_and_resolves(
         "+1h17m  reminds: stuck -> chat",
         "+2h17m  reminds: stuck -> chat",
         "+3h  StatefulSet shop/db: Progressing, Unavailable -> Available, Complete",
-        "+3h    resolved: stuck -> chat, pager",
+        "+3h1m  resolved: stuck -> chat, pager",  # recovered for the recovery window
     ]
 
 

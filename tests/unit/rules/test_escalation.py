@@ -20,6 +20,7 @@ RULE: dict[str, Any] = {
     "sinks": ["console"],
     "send_resolved": True,
     "escalate": [{"after": "30m", "sinks": ["slack"]}],
+    "recovery_window": "0s",  # resolved once recovered: test_incidents.py has the window
 }
 
 

@@ -22,6 +22,7 @@ RULE: dict[str, Any] = {
     "dedup_window": "0s",
     "send_resolved": True,
     "flapping": {"changes": 4, "within": "10m"},
+    "recovery_window": "0s",  # each recovery ends the incident: test_incidents.py has the window
 }
 
 

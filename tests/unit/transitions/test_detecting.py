@@ -53,9 +53,10 @@ def _s(*names: str) -> frozenset[str]:
 
 UPDATES = [
     Step("pod_crashloop", 0, 1, comment="scheduled: changes, no state change"),
-    Step("pod_crashloop", 2, 3, _s("Running", "Ready"), _s("Pending")),
-    Step("pod_crashloop", 3, 4, _s("NotReady"), _s("Ready")),
-    Step("pod_crashloop", 4, 5, signals=_s("RestartCountIncreased")),
+    Step("pod_crashloop", 2, 3, _s("Running", "Ready"), _s("Pending", "ContainerCreating")),
+    # the container ended: the kubelet's back-off is the crash loop before it says so
+    Step("pod_crashloop", 3, 4, _s("NotReady", "CrashLoopBackOff"), _s("Ready")),
+    Step("pod_crashloop", 4, 5, left=_s("CrashLoopBackOff"), signals=_s("RestartCountIncreased")),
     Step("pod_crashloop", 5, 6, _s("CrashLoopBackOff"), signals=_s("RestartCountIncreased")),
     Step(
         "pod_crashloop",
@@ -93,7 +94,7 @@ UPDATES = [
     ),
     Step("pod_oomkilled", 3, 4, comment="a label: OOMKilled neither entered nor left"),
     Step("pod_job_oom", 0, 1, _s("Failed", "OOMKilled"), _s("Running", "Ready")),
-    Step("pod_imagepull", 0, 1, _s("ErrImagePull")),
+    Step("pod_imagepull", 0, 1, _s("ErrImagePull"), _s("ContainerCreating")),
     Step("pod_imagepull", 1, 2, _s("ImagePullBackOff"), _s("ErrImagePull")),
     Step("pod_init_config_error", 0, 1, left=_s("CreateContainerConfigError")),
     Step("pod_init_config_error", 1, 2, _s("Running", "Ready"), _s("Pending")),
@@ -122,7 +123,7 @@ UPDATES = [
     ),
     Step("deployment_stuck", 1, 2, _s("Stuck"), _s("Progressing")),
     Step("deployment_stuck", 2, 3, _s("Paused"), _s("Stuck")),
-    Step("deployment_quota", 0, 1, _s("ReplicaFailure", "Unavailable")),
+    Step("deployment_quota", 0, 1, _s("ReplicaFailure")),  # rolling out: not Unavailable
     Step("service", 0, 1, signals=_s("TypeChanged", "PortsChanged")),
     Step("service", 1, 2, signals=_s("PortsChanged")),
     Step("service", 2, 3, signals=_s("SelectorChanged")),

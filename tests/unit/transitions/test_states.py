@@ -19,16 +19,17 @@ from tests.unit.transitions.recorded import deployments, pods, services
 
 POD_CASES = [
     ("pod_crashloop", 0, {"Pending"}),  # just created: no phase detail yet
-    ("pod_crashloop", 2, {"Pending"}),  # ContainerCreating: readiness not judged before Running
+    ("pod_crashloop", 2, {"Pending", "ContainerCreating"}),  # no readiness before Running
     ("pod_crashloop", 3, {"Running", "Ready"}),
-    ("pod_crashloop", 4, {"Running", "NotReady"}),  # container terminated with Error(1)
+    # container terminated with Error(1): the kubelet's back-off, before CrashLoopBackOff shows
+    ("pod_crashloop", 4, {"Running", "NotReady", "CrashLoopBackOff"}),
     ("pod_crashloop", 5, {"Running", "NotReady"}),  # restarted, probe not passed yet
     ("pod_crashloop", 6, {"Running", "NotReady", "CrashLoopBackOff"}),
     ("pod_oomkilled", 1, {"Running", "NotReady"}),  # running again: OOM is in the past
     ("pod_oomkilled", 2, {"Running", "NotReady", "CrashLoopBackOff", "OOMKilled"}),
     ("pod_oomkilled", 3, {"Running", "Ready"}),
     ("pod_job_oom", 1, {"Failed", "OOMKilled"}),  # Failed: no readiness states
-    ("pod_imagepull", 0, {"Pending"}),
+    ("pod_imagepull", 0, {"Pending", "ContainerCreating"}),
     ("pod_imagepull", 1, {"Pending", "ErrImagePull"}),
     ("pod_imagepull", 2, {"Pending", "ImagePullBackOff"}),
     ("pod_init_config_error", 0, {"Pending", "CreateContainerConfigError"}),  # init container
@@ -50,7 +51,8 @@ DEPLOYMENT_CASES = [
     ("deployment_stuck", 2, {"Stuck", "Available"}),
     ("deployment_stuck", 3, {"Paused", "Available"}),  # paused: neither Stuck nor Progressing
     ("deployment_quota", 0, {"Progressing"}),  # no conditions yet: no Available/Unavailable
-    ("deployment_quota", 1, {"Progressing", "ReplicaFailure", "Unavailable"}),
+    # short of pods while it rolls out: Progressing (Stuck at its deadline), not Unavailable
+    ("deployment_quota", 1, {"Progressing", "ReplicaFailure"}),
 ]
 
 
@@ -114,7 +116,7 @@ def test_pod_states_from_status(phase: str, status: dict[str, object], expected:
     [
         pytest.param(
             ContainerStatus(name="c", state=_terminated("OOMKilled", 137)),
-            {"OOMKilled"},
+            {"OOMKilled", "CrashLoopBackOff"},  # restartPolicy Always: in its back-off
             id="terminated by OOM now",
         ),
         pytest.param(
@@ -132,12 +134,12 @@ def test_pod_states_from_status(phase: str, status: dict[str, object], expected:
                 state=ContainerState(waiting=ContainerStateWaiting(reason="ContainerCreating")),
                 last_state=_terminated("OOMKilled", 137),
             ),
-            {"OOMKilled"},
+            {"OOMKilled", "ContainerCreating"},
             id="any waiting reason after OOM is still down",
         ),
         pytest.param(
             ContainerStatus(name="c", state=_terminated("Error", 137)),
-            set(),
+            {"CrashLoopBackOff"},
             id="exit 137 without the OOMKilled reason is not OOM",
         ),
         pytest.param(
@@ -146,7 +148,7 @@ def test_pod_states_from_status(phase: str, status: dict[str, object], expected:
                 state=_terminated("Completed", 0),
                 last_state=_terminated("OOMKilled", 137),
             ),
-            set(),
+            {"CrashLoopBackOff"},  # restartPolicy Always starts it again
             id="terminated for another reason since the OOM",
         ),
         pytest.param(

@@ -1,4 +1,5 @@
-// kube-notifier page: confirmations and the silence preview as you type.
+// kube-notifier page: confirmations, the silence preview as you type, and an optional
+// refresh of the view every 10 s (remembered in this browser; held while you type).
 // Every value goes into the page as text (textContent), never as markup.
 "use strict";
 
@@ -39,4 +40,18 @@ if (matchInput) {
       showPreview(box, answer);
     }, 300);
   });
+}
+
+const REFRESH_SECONDS = 10;
+const refreshBox = document.getElementById("auto-refresh");
+if (refreshBox) {
+  refreshBox.checked = window.localStorage.getItem("kn-refresh") === "on";
+  refreshBox.addEventListener("change", () => {
+    window.localStorage.setItem("kn-refresh", refreshBox.checked ? "on" : "off");
+  });
+  const fields = "main input:not([type=hidden]), main textarea";
+  const edited = () => [...document.querySelectorAll(fields)].some((f) => f.value !== f.defaultValue);
+  setInterval(() => {
+    if (refreshBox.checked && !edited()) window.location.replace(window.location.href);
+  }, REFRESH_SECONDS * 1000);
 }

@@ -1,0 +1,64 @@
+"""``SendLedger``: where each recent notification is with its sink, as delivery knows it.
+
+Written by delivery as it goes (handed over: queued; an attempt failed and
+will be retried: retrying, with the error; sent: delivered; given up on:
+dead-lettered, with why), read by the page, which says per sink what
+"told" really came to. Bounded (``KEPT`` notifications, the oldest handed
+over forgotten first); memory of this process only. Thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+KEPT = 20_000
+DETAIL_CHARS = 300
+
+QUEUED, RETRYING, DELIVERED, DEAD_LETTERED = "queued", "retrying", "delivered", "dead-lettered"
+
+
+@dataclass(frozen=True, slots=True)
+class SendRecord:
+    state: str  # QUEUED, RETRYING, DELIVERED or DEAD_LETTERED
+    at: float  # wall clock, when it got there
+    attempts: int = 0
+    detail: str = ""  # retrying: the last error; dead-lettered: why it was given up on
+
+
+class SendLedger:
+    def __init__(self, kept: int = KEPT, clock: Callable[[], float] = time.time) -> None:
+        self._records: OrderedDict[tuple[str, str], SendRecord] = OrderedDict()
+        self._kept, self._clock = kept, clock
+        self._lock = threading.Lock()
+
+    def queued(self, notification_id: str, sink: str) -> None:
+        with self._lock:
+            self._records[(notification_id, sink)] = SendRecord(QUEUED, self._clock())
+            while len(self._records) > self._kept:
+                self._records.popitem(last=False)
+
+    def retrying(self, notification_id: str, sink: str, attempts: int, error: str) -> None:
+        self._note(notification_id, sink, SendRecord(RETRYING, self._clock(), attempts,
+                                                     error[:DETAIL_CHARS]))  # fmt: skip
+
+    def delivered(self, notification_id: str, sink: str, attempts: int) -> None:
+        self._note(notification_id, sink, SendRecord(DELIVERED, self._clock(), attempts))
+
+    def dead_lettered(self, notification_id: str, sink: str, attempts: int, why: str) -> None:
+        self._note(notification_id, sink, SendRecord(DEAD_LETTERED, self._clock(), attempts,
+                                                     why[:DETAIL_CHARS]))  # fmt: skip
+
+    def record(self, notification_id: str, sink: str) -> SendRecord | None:
+        """Its latest record; None when it was never handed over here, or is forgotten."""
+        with self._lock:
+            return self._records.get((notification_id, sink))
+
+    def _note(self, notification_id: str, sink: str, record: SendRecord) -> None:
+        with self._lock:
+            key = (notification_id, sink)
+            if key in self._records:  # forgotten meanwhile: stays forgotten
+                self._records[key] = record
