@@ -34,6 +34,7 @@ from notifier.cli_rules_inputs import load_for_test, read_object
 from notifier.cli_rules_silences import apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
+from notifier.config.sink_errors import sink_build_error
 from notifier.enrichment.access import NEEDS
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
@@ -140,9 +141,10 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
         print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
         return None
     problems = sink_problems(loaded.config.sinks, read_files=read_files)
-    for problem in problems:
-        print(f"{path}: {problem}", file=out)
-    return None if problems else loaded
+    if problems:
+        print(sink_build_error(path, loaded.config, problems), file=out)
+        return None
+    return loaded
 
 
 def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:

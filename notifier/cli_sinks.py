@@ -2,9 +2,11 @@
 
 The sink is built as ``run`` builds it (its secret and TLS files read), sent
 one notification that says it is a test (rule ``kube-notifier-test``, its own
-fingerprint, no object), and what the receiver answered is printed: exit 0
-when it took it, 1 when it did not (with the bounded reason delivery would
-log, and whether a retry could help), 2 when the config or sink is unusable.
+fingerprint, no object), and what the receiver answered is printed. The
+exit codes are every command's (``notifier.exits``, docs/cli.md): 0 when the
+receiver took it, 1 when it did not (with the bounded reason delivery would
+log, the receiver's own words, and whether a retry could help), 5 when the
+config does not load, names no such sink, or the sink cannot be built.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import uuid
 from typing import TextIO
 
 from notifier.config import ConfigError, read_config
+from notifier.config.sink_errors import sink_build_error
+from notifier.exits import Exit
 from notifier.notifications import Notification
 from notifier.sinks.base import Receiver, SendError
 from notifier.sinks.building import build_sink
@@ -33,19 +37,22 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
     try:
         config = read_config(args.config).config
-    except (ConfigError, OSError) as err:
-        print(f"{args.config}: {err}", file=out)
-        return 2
+    except ConfigError as err:
+        print(err, file=out)  # every line names the file
+        return Exit.CONFIG
+    except OSError as err:
+        print(f"{args.config}: cannot read: {err.strerror or err}", file=out)
+        return Exit.CONFIG
     found = next((sink for sink in config.sinks if sink.name == args.name), None)
     if found is None:
         names = ", ".join(sink.name for sink in config.sinks) or "none"
         print(f"{args.config}: no sink named {args.name!r} (sinks: {names})", file=out)
-        return 2
+        return Exit.CONFIG
     try:
         sink = build_sink(found, threads=MemoryThreads())
     except SinkBuildError as err:
-        print(f"{args.config}: {err}", file=out)
-        return 2
+        print(sink_build_error(args.config, config, [(found.name, err)]), file=out)
+        return Exit.CONFIG
     note = test_notification(args.name, config.cluster_name)
     clear_last_reply()
     started = time.monotonic()
@@ -56,7 +63,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
         again = "a retry could help" if err.retryable else "a retry would not help"
         print(f"sink {args.name} ({sink.integration}): FAILED: {err} ({again})", file=out)
         _print_answer(out)
-        return 1
+        return Exit.FAILED
     finally:
         sink.close()
     shown = format_duration(took) if took >= 1 else f"{took * 1000:.0f} ms"
@@ -64,7 +71,7 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     _print_answer(out)
     if isinstance(sink, Receiver):
         print(sink.preview(note), file=out)
-    return 0
+    return Exit.OK
 
 
 def _print_answer(out: TextIO) -> None:

@@ -50,8 +50,19 @@ class Position:
 
 @dataclass(frozen=True, slots=True)
 class Spot:
-    key: Position | None  # where the key is, for values inside a mapping
-    value: Position
+    """Where a value (and its key, inside a mapping) is: YAML's marks, as kept for every
+    value of a large file, turned into a ``Position`` only when one is asked for."""
+
+    key_mark: yaml.Mark | None
+    value_mark: yaml.Mark
+
+    @property
+    def key(self) -> Position | None:
+        return None if self.key_mark is None else _position_of(self.key_mark)
+
+    @property
+    def value(self) -> Position:
+        return _position_of(self.value_mark)
 
 
 @dataclass
@@ -87,9 +98,27 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     return document
 
 
-# libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
-# 1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
+    1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
+
+    The parser asks the (Python) resolver for each scalar's tag; most scalars are keys
+    written over and over (``name``, ``match``, ``sinks``), so an answer is kept per
+    value for the file (at most ``MAX_BYTES`` of it)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._tags: dict[tuple[type[Node], str | None, tuple[bool, bool]], str] = {}
+
+    def resolve(self, kind: type[Node], value: str | None, implicit: tuple[bool, bool]) -> str:
+        asked = (kind, value, implicit)
+        tag = self._tags.get(asked)
+        if tag is None:
+            tag = self._tags[asked] = super().resolve(kind, value, implicit)
+        return tag
+
+
+_LOADER: Any = _Loader
 
 
 def _composed(text: str, document: Document) -> Node | None:
@@ -139,9 +168,9 @@ class _Builder:
         self._loader = yaml.SafeLoader("")
         self._nodes = 0
 
-    def build(self, node: Node, path: KeyPath, key: Position | None, depth: int) -> Any:
+    def build(self, node: Node, path: KeyPath, key: yaml.Mark | None, depth: int) -> Any:
         self._count(path, node, depth)
-        self._document.spots.setdefault(path, Spot(key, _mark(node)))
+        self._document.spots.setdefault(path, Spot(key, node.start_mark))
         if isinstance(node, MappingNode):
             return self._mapping(node, path, depth)
         if isinstance(node, SequenceNode):
@@ -165,21 +194,22 @@ class _Builder:
             if not isinstance(key_node, ScalarNode):
                 self._problem(path, _mark(key_node), "keys must be plain text")
                 continue
-            key, where = key_node.value, _mark(key_node)
+            key = key_node.value
             if key in result:
                 first = self._document.spots[(*path, key)].key
                 line = f" (first at line {first.line})" if first else ""
-                self._problem((*path, key), where, f"duplicate key {key!r}{line}")
+                self._problem((*path, key), _mark(key_node), f"duplicate key {key!r}{line}")
                 continue
-            result[key] = self.build(value_node, (*path, key), where, depth + 1)
+            result[key] = self.build(value_node, (*path, key), key_node.start_mark, depth + 1)
         return result
 
     def _pairs(self, node: MappingNode, path: KeyPath, depth: int) -> Pairs:
         """The mapping's own pairs, then merged ones for keys it does not set itself."""
-        own = [(k, v) for k, v in node.value if k.tag != _MERGE_TAG]
-        merges = [v for k, v in node.value if k.tag == _MERGE_TAG]
-        if not merges:
-            return own
+        pairs: Pairs = node.value
+        if all(k.tag != _MERGE_TAG for k, _ in pairs):
+            return pairs
+        own = [(k, v) for k, v in pairs if k.tag != _MERGE_TAG]
+        merges = [v for k, v in pairs if k.tag == _MERGE_TAG]
         keys = {k.value for k, _ in own if isinstance(k, ScalarNode)}
         pairs = list(own)
         for source in (m for merge in merges for m in _merge_sources(merge)):
@@ -239,4 +269,8 @@ def _merge_sources(merge: Node) -> list[Node]:
 
 
 def _mark(node: Node) -> Position:
-    return Position(node.start_mark.line + 1, node.start_mark.column + 1)
+    return _position_of(node.start_mark)
+
+
+def _position_of(mark: yaml.Mark) -> Position:
+    return Position(mark.line + 1, mark.column + 1)

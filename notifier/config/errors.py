@@ -2,13 +2,17 @@
 
 ``ConfigError`` carries every problem found in one file (loading never
 stops at the first). Warnings use the same ``ConfigIssue`` shape with
-``severity="warning"`` and never fail a load.
+``severity="warning"`` and never fail a load. A message's "did you mean" is
+worked out when the issue is shown (``notifier.suggestions``): a report of
+20,000 errors shows 50.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from notifier.suggestions import Wording, text_before
 
 Severity = Literal["error", "warning"]
 MAX_SHOWN = 50  # a file with thousands of errors: the first ones say enough
@@ -20,8 +24,12 @@ class ConfigIssue:
     line: int | None  # 1-based; None when the problem has no place in the text
     column: int | None
     path: str  # "rules[2].match.kinds[0]", or "" for the document itself
-    message: str
+    wording: Wording
     severity: Severity = "error"
+
+    @property
+    def message(self) -> str:
+        return str(self.wording)
 
     def __str__(self) -> str:
         where = self.source
@@ -46,4 +54,4 @@ class ConfigError(Exception):
 
 
 def _order(issue: ConfigIssue) -> tuple[int, int, str]:
-    return (issue.line or 0, issue.column or 0, issue.message)
+    return (issue.line or 0, issue.column or 0, text_before(issue.wording))

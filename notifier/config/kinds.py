@@ -18,10 +18,11 @@ from notifier.kinds.registry import BUILT_IN_KINDS, KINDS, Kinds
 from notifier.kinds.spec import KindSpec
 from notifier.rules.errors import KeyPath
 from notifier.rules.predicates import unknown_kind
+from notifier.suggestions import Wording
 
 
-def config_kinds(watch: WatchConfig) -> tuple[Kinds, list[tuple[KeyPath, str]]]:
-    problems: list[tuple[KeyPath, str]] = []
+def config_kinds(watch: WatchConfig) -> tuple[Kinds, list[tuple[KeyPath, Wording]]]:
+    problems: list[tuple[KeyPath, Wording]] = []
     declared: dict[str, KindSpec[Any]] = {}
     for index, resource in enumerate(watch.resources):
         where: KeyPath = ("watch", "resources", index, "kind")

@@ -5,29 +5,40 @@ get -o yaml`` output and in git; it belongs in the environment
 (``${SLACK_TOKEN}``, filled from a Secret) or in a file (``token_file``).
 Only what is a secret is warned about, so the warning keeps its meaning:
 
-- a sink's ``token``, ``hmac_secret``, a Slack ``webhook_url`` and an
-  ``Authorization``-like header: always secrets;
-- a webhook ``url``: only when it carries one: credentials before the host,
-  a query parameter named like a key or token, a path on a service whose
-  webhook URLs are the credential (Slack, Discord, Teams, Google Chat), or
-  a long random path segment. ``https://events.pagerduty.com/v2/enqueue``
-  is public and is not warned about;
+- every field a receiver's settings model declares as ``SecretStr`` (read
+  from each model, so a new receiver's secrets are covered when it is
+  written): Slack's ``token`` and ``webhook_url``, PagerDuty's
+  ``routing_key``, Opsgenie's ``api_key``, Telegram's ``bot_token``, the
+  ``url`` of Discord, Teams, Google Chat and Mattermost (their webhook URL
+  carries its token), Alertmanager's ``bearer_token``, email's ``password``,
+  a webhook's ``hmac_secret``; and an ``Authorization``-like header;
+- a generic webhook's ``url`` (and any other URL): only when it carries a
+  secret: credentials before the host, a query parameter named like a key
+  or token, a path on a service whose webhook URLs are the credential
+  (Slack, Discord, Teams, Google Chat), or a long random path segment.
+  ``https://events.pagerduty.com/v2/enqueue`` is public and is not warned about;
 - a template's payload key named like a key or token (``routing_key``,
   ``api_key``) holding a literal rather than a ``{{ expression }}``.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import typing
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from pydantic import BaseModel, SecretStr
+
 from notifier.config.documents import Document
 from notifier.config.errors import ConfigIssue
 from notifier.rules.errors import KeyPath, format_path
+from notifier.sinks.config import SinkConfig
 
-ALWAYS_SECRET = ("token", "hmac_secret", "webhook_url")
+# A URL that is a secret field only when it carries one (a webhook may post to a public URL).
+SECRET_ONLY_IF_IT_CARRIES_ONE = frozenset({("webhook", "url")})
 SECRET_NAME = re.compile(
     r"(^|_|-)(key|token|secret|password|passwd|signature|sig|auth|authorization|apikey)($|_|-)",
     re.IGNORECASE,
@@ -49,20 +60,60 @@ def secret_warnings(document: Document, source: str) -> list[ConfigIssue]:
     ]
 
 
+def secret_fields() -> dict[str, frozenset[str]]:
+    """Each receiver type's secret keys: the fields its settings model declares ``SecretStr``."""
+    return dict(_secret_fields())
+
+
+@functools.cache
+def _secret_fields() -> tuple[tuple[str, frozenset[str]], ...]:
+    union = typing.get_args(typing.get_args(SinkConfig)[0])
+    models: list[type[BaseModel]] = [m for m in union if issubclass(m, BaseModel)]
+    return tuple(
+        (tag, frozenset(
+            info.alias or name for name, info in model.model_fields.items()
+            if _is_secret(info.annotation) and (tag, info.alias or name) not in
+            SECRET_ONLY_IF_IT_CARRIES_ONE
+        ))
+        for model in models
+        for tag in typing.get_args(model.model_fields["type"].annotation)
+    )  # fmt: skip
+
+
+def _is_secret(annotation: Any) -> bool:
+    return annotation is SecretStr or SecretStr in typing.get_args(annotation)
+
+
 def _sink_secrets(sinks: Any) -> Iterator[tuple[KeyPath, str]]:
+    secrets = secret_fields()
     for index, sink in enumerate(sinks if isinstance(sinks, list) else []):
         if not isinstance(sink, dict):
             continue
-        for key in ALWAYS_SECRET:
+        always = secrets.get(str(sink.get("type")), frozenset())
+        for key in sorted(always):
             if isinstance(sink.get(key), str) and sink[key]:
                 yield ("sinks", index, key), f"{key} is a secret"
-        url = sink.get("url")
-        if isinstance(url, str) and (why := _secret_in_url(url)) is not None:
-            yield ("sinks", index, "url"), f"this url carries a secret ({why})"
+        yield from _urls(sink, index, always)
         headers = sink.get("headers")
         for name, value in headers.items() if isinstance(headers, dict) else ():
             if SECRET_NAME.search(str(name)) and isinstance(value, str) and value:
                 yield ("sinks", index, "headers", name), f"header {name} is a secret"
+
+
+def _urls(
+    sink: dict[str, Any], index: int, flagged: frozenset[str]
+) -> Iterator[tuple[KeyPath, str]]:
+    """URLs not already flagged as secrets that carry one (credentials, a key parameter)."""
+    urls = sink.get("urls")
+    found: list[tuple[KeyPath, Any]] = [
+        (("sinks", index, "urls", position), url)
+        for position, url in enumerate(urls if isinstance(urls, list) else [])
+    ]
+    if "url" not in flagged:
+        found.append((("sinks", index, "url"), sink.get("url")))
+    for path, url in found:
+        if isinstance(url, str) and (why := _secret_in_url(url)) is not None:
+            yield path, f"this url carries a secret ({why})"
 
 
 def _secret_in_url(url: str) -> str | None:

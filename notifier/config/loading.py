@@ -40,6 +40,7 @@ from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.errors import KeyPath, RulesError, format_path
 from notifier.rules.ruleset import Ruleset
+from notifier.suggestions import Wording
 
 
 @dataclass(frozen=True)
@@ -133,7 +134,7 @@ class _Report:
         self.issues: list[ConfigIssue] = []
         self._paths: list[KeyPath] = []
 
-    def add(self, path: KeyPath, message: str, position: Position | None = None) -> None:
+    def add(self, path: KeyPath, message: Wording, position: Position | None = None) -> None:
         where = position or self._document.locate(path)
         line, column = (where.line, where.column) if where else (None, None)
         self.issues.append(ConfigIssue(self._source, line, column, format_path(path), message))
@@ -144,7 +145,7 @@ class _Report:
 
     def add_problem(self, problem: Problem) -> None:
         where = self._document.locate(problem.path, prefer_key=problem.at_key)
-        self.add(problem.path, problem.message, where)
+        self.add(problem.path, problem.wording, where)
 
     def raise_if_any(self) -> None:
         if self.issues:
@@ -192,7 +193,7 @@ def _compiled(config: Config | None, kinds: Kinds, data: Any, report: _Report) -
         return compile_ruleset(_source_of(config, kinds))
     except RulesError as exc:
         for problem in exc.problems:
-            report.add(problem.path, problem.message)
+            report.add(problem.path, problem.wording)
     return None
 
 
@@ -213,7 +214,7 @@ def _compile_partly(data: Any, report: _Report) -> None:
     except RulesError as exc:
         for problem in exc.problems:
             if not partial.follows_from_broken(problem.path):
-                report.add(problem.path, problem.message)
+                report.add(problem.path, problem.wording)
 
 
 def _source_of(config: Config, kinds: Kinds) -> RulesSource:

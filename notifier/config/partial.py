@@ -23,12 +23,14 @@ from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource
 from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec
 from notifier.rules.errors import KeyPath
+from notifier.suggestions import Wording
 
 
 @dataclass(frozen=True)
 class PartialSource:
     source: RulesSource | None
-    declared: list[tuple[KeyPath, str]]  # problems of the valid resources (a repeat, a built-in)
+    # problems of the valid resources (a repeat, a built-in)
+    declared: list[tuple[KeyPath, Wording]]
     broken_rules: frozenset[int]  # rules naming a kind whose declaration is broken
     kinds: Kinds = KINDS  # the built-in kinds and the valid resources
 
@@ -65,7 +67,7 @@ def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> Pa
 
 def _declare_valid_resources(
     watch: Any,
-) -> tuple[Kinds, list[tuple[KeyPath, str]], frozenset[str]]:
+) -> tuple[Kinds, list[tuple[KeyPath, Wording]], frozenset[str]]:
     """The kinds with each valid resource declared, their problems; the broken ones' kinds."""
     items = watch.get("resources") if isinstance(watch, dict) else None
     valid: list[ResourceSpec] = []

@@ -12,8 +12,8 @@ reach logs and Kubernetes Events).
 
 from __future__ import annotations
 
-import difflib
 import functools
+import re
 import types
 import typing
 from collections.abc import Iterator
@@ -25,17 +25,19 @@ from pydantic_core import ErrorDetails
 
 from notifier.objects import KIND_PATTERN
 from notifier.rules.errors import KeyPath
+from notifier.suggestions import Suggesting, Wording
 from notifier.transitions.vocabulary import all_kinds
 
 _SCALARS = (str, int, float, bool, type(None))
 _NOT_A_MAPPING = frozenset({"model_type", "dict_type", "model_attributes_type"})
 _SECRET_WORDS = ("secret", "token", "password", "passwd", "auth", "key", "url", "header", "cert")
+_SECRET_WORD = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
     path: KeyPath
-    message: str
+    wording: Wording
     at_key: bool = False  # point at the key rather than at its value
 
 
@@ -64,7 +66,7 @@ def _secret(path: KeyPath, from_environment: frozenset[KeyPath]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _names_a_secret(keys: tuple[str, ...]) -> bool:
-    return any(word in key.lower() for key in keys for word in _SECRET_WORDS)
+    return any(_SECRET_WORD.search(key) for key in keys)
 
 
 def _kept(
@@ -84,7 +86,7 @@ def _problem(path: KeyPath, error: ErrorDetails, root: type[BaseModel], *, shown
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == KIND_PATTERN:
         return Problem(path, not_a_kind(str(error.get("input"))))
     if kind == "extra_forbidden":
-        return Problem(path, f"unknown key {loc[-1]!r}{_allowed_hint(root, loc)}", at_key=True)
+        return Problem(path, _unknown_key(root, loc), at_key=True)
     if kind == "missing":
         return Problem(path, f"missing required key {loc[-1]!r}")
     if kind in _NOT_A_MAPPING:
@@ -103,29 +105,22 @@ def _unknown_tag(path: KeyPath, ctx: dict[str, Any]) -> Problem:
     tag = str(ctx.get("tag"))
     expected = [t.strip(" '") for t in str(ctx.get("expected_tags", "")).split(",") if t.strip()]
     what = f"sink {key}" if path[:1] == ("sinks",) else key
-    hint = _did_you_mean(tag, expected)
-    return Problem(
-        (*path, key), f"unknown {what} {tag!r}{hint}; expected one of: {', '.join(expected)}"
+    expected_text = f"; expected one of: {', '.join(expected)}"
+    wording = Suggesting(
+        f"unknown {what} {tag!r}", tag, tuple(expected), expected_text, folded=True
     )
+    return Problem((*path, key), wording)
 
 
-def not_a_kind(text: str) -> str:
+def not_a_kind(text: str) -> Suggesting:
     """For a word that cannot be a kind's name ('pod', 'deployments'): the kind meant."""
-    kinds = sorted(kind.value for kind in all_kinds())
-    return (
-        f"{text!r} is not a kind's name{_did_you_mean(text, kinds)}: kinds are written as the "
-        f"API writes them; expected one of: {', '.join(kinds)}, or a custom resource's kind "
-        "declared under watch.resources"
-    )
-
-
-def _did_you_mean(word: str, choices: list[str]) -> str:
-    """Case and a plural 's' ignored first, then difflib's nearest."""
-    folded = {choice.lower(): choice for choice in choices}
-    lowered = word.lower()
-    exact = folded.get(lowered) or folded.get(lowered.removesuffix("s"))
-    close = [exact] if exact else difflib.get_close_matches(word, choices, n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    kinds = tuple(sorted(kind.value for kind in all_kinds()))
+    return Suggesting(
+        f"{text!r} is not a kind's name", text, kinds,
+        f": kinds are written as the API writes them; expected one of: {', '.join(kinds)}, "
+        "or a custom resource's kind declared under watch.resources",
+        folded=True,
+    )  # fmt: skip
 
 
 def _type_name(value: Any) -> str:
@@ -157,10 +152,20 @@ def _holds(container: Any, part: int | str) -> bool:
     return isinstance(container, list) and isinstance(part, int) and 0 <= part < len(container)
 
 
-def _allowed_hint(root: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+def _unknown_key(root: type[BaseModel], loc: tuple[int | str, ...]) -> Wording:
+    key = str(loc[-1])
     shape = tuple(0 if isinstance(part, int) else part for part in loc[:-1])  # any index alike
     model = _cached_model_at(root, shape)
-    return "" if model is None else _keys_hint(model, str(loc[-1]))
+    if model is None:
+        return f"unknown key {key!r}"
+    allowed = _allowed_keys(model)
+    return Suggesting(
+        f"unknown key {key!r}",
+        key,
+        allowed,
+        f"; expected one of: {', '.join(allowed)}",
+        folded=True,
+    )
 
 
 @functools.lru_cache(maxsize=1024)
@@ -168,11 +173,9 @@ def _cached_model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[
     return _model_at(root, loc)
 
 
-@functools.lru_cache(maxsize=1024)
-def _keys_hint(model: type[BaseModel], key: str) -> str:
-    """The same unknown key in 20,000 rules is matched against the allowed keys once."""
-    allowed = sorted(info.alias or name for name, info in model.model_fields.items())
-    return f"{_did_you_mean(key, allowed)}; expected one of: {', '.join(allowed)}"
+@functools.lru_cache(maxsize=256)
+def _allowed_keys(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(sorted(info.alias or name for name, info in model.model_fields.items()))
 
 
 def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:

@@ -42,7 +42,7 @@ class Action(StrEnum):
 
 class OwnerSpec(_Spec):
     kind: str | None = None
-    name: list[str] = []
+    name: list[str] = Field(default_factory=list)
 
     @field_validator("name", mode="before")
     @classmethod
@@ -55,16 +55,16 @@ class MatchSpec(_Spec):
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    kinds: list[Kind] = []
-    namespaces: list[str] = []
+    kinds: list[Kind] = Field(default_factory=list)
+    namespaces: list[str] = Field(default_factory=list)
     namespace_selector: str | None = None
-    names: list[str] = []
-    reasons: list[str] = []
+    names: list[str] = Field(default_factory=list)
+    reasons: list[str] = Field(default_factory=list)
     labels: str | None = None
     annotations: str | None = None
-    events: list[EventType] = []
+    events: list[EventType] = Field(default_factory=list)
     from_states: list[str] = Field(default=[], alias="from")
-    to: list[str] = []
+    to: list[str] = Field(default_factory=list)
     changed_fields: list[str] = Field(default=[], alias="fields")
     owner: OwnerSpec | None = None
     origins: list[Origin] | None = None  # None: the defaults' origins
@@ -101,13 +101,13 @@ class RuleSpec(_Spec):
     match: MatchSpec = Field(default_factory=MatchSpec)  # a shared default is deep-copied per rule
     action: Action = Action.NOTIFY
     until: AwareDatetime | None = None
-    sinks: list[str] = []
+    sinks: list[str] = Field(default_factory=list)
     continue_matching: bool = Field(default=False, alias="continue")
     # Refused at compile (rules/moved_templates.py): each sink renders its own message now.
     template: Any = None
     digest_template: Any = None
     honor_opt_out: bool = True
-    mute: list[str] = []
+    mute: list[str] = Field(default_factory=list)
     dedup_window: Duration | None = None
     recovery_window: Duration | None = None  # recovered that long: the incident is over
     group_by: list[str] | None = None
@@ -116,14 +116,15 @@ class RuleSpec(_Spec):
     repeat_interval: Duration | None = None
     send_resolved: bool = False  # tell once when the object leaves the states it was told for
     flapping: FlappingSpec | None = None  # one "flapping" message, then quiet until stable
-    escalate: list[EscalationSpec] = []  # still firing after a while: more sinks, once per step
+    # still firing after a while: more sinks, once per step
+    escalate: list[EscalationSpec] = Field(default_factory=list)
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
-    enrich: list[ContextPart] = []
+    enrich: list[ContextPart] = Field(default_factory=list)
     # Labels for receivers that route by labels (Alertmanager), beside the ones every alert has.
-    labels: dict[str, str] = {}
+    labels: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("name")
     @classmethod

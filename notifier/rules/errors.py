@@ -9,22 +9,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from notifier.suggestions import Wording
+
 KeyPath = tuple[str | int, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class RuleProblem:
     path: KeyPath
-    message: str
+    wording: Wording  # its "did you mean" worked out when shown (notifier.suggestions)
+
+    @property
+    def message(self) -> str:
+        return str(self.wording)
 
 
 class RuleProblems:
     def __init__(self) -> None:
         self.items: list[RuleProblem] = []
+        self._seen: set[RuleProblem] = set()
 
-    def add(self, path: KeyPath, message: str) -> None:
+    def add(self, path: KeyPath, message: Wording) -> None:
         problem = RuleProblem(path, message)
-        if problem not in self.items:  # a shared template is checked once per user
+        if problem not in self._seen:  # a shared template is checked once per user
+            self._seen.add(problem)
             self.items.append(problem)
 
     def raise_if_any(self) -> None:
@@ -34,8 +42,11 @@ class RuleProblems:
 
 class RulesError(ValueError):
     def __init__(self, problems: tuple[RuleProblem, ...]) -> None:
-        super().__init__("; ".join(f"{format_path(p.path)}: {p.message}" for p in problems))
+        super().__init__(problems)
         self.problems = problems
+
+    def __str__(self) -> str:
+        return "; ".join(f"{format_path(p.path)}: {p.message}" for p in self.problems)
 
 
 def format_path(path: KeyPath) -> str:

@@ -9,7 +9,6 @@ since signals exist only in the transition that carries them.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from notifier.kinds.registry import KINDS, Kinds
@@ -37,6 +36,7 @@ from notifier.rules.matching import (
 )
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
+from notifier.suggestions import Suggesting
 
 
 class MatchCompiler:
@@ -145,8 +145,8 @@ class MatchCompiler:
                 message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
                 self._problems.add((*self._path, "from", position), message)
             elif name not in known:
-                message = _unknown_word(name, kinds, known, "state")
-                self._problems.add((*self._path, "from", position), message)
+                unknown = _unknown_word(name, kinds, known, "state")
+                self._problems.add((*self._path, "from", position), unknown)
         return LeavesFrom(frozenset(names)) if names else None
 
     def _check_words(
@@ -158,18 +158,20 @@ class MatchCompiler:
                 self._problems.add((*self._path, key, position), message)
 
 
-def _unknown_word(name: str, kinds: frozenset[Kind], known: frozenset[str], what: str) -> str:
-    close = difflib.get_close_matches(name, sorted(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+def _unknown_word(
+    name: str, kinds: frozenset[Kind], known: frozenset[str], what: str
+) -> Suggesting:
     expected = ", ".join(sorted(known)) or "none"
     kind_text = "/".join(sorted(kinds))
-    return f"unknown {what} {name!r} for {kind_text}{hint}; expected one of: {expected}"
+    return Suggesting(
+        f"unknown {what} {name!r} for {kind_text}", name, tuple(sorted(known)),
+        f"; expected one of: {expected}",
+    )  # fmt: skip
 
 
-def unknown_kind(kind: str, every: frozenset[Kind]) -> str:
-    close = difflib.get_close_matches(kind, sorted(every), n=1)
-    hint = f" (did you mean '{close[0]}'?)" if close else ""
-    return (
-        f"unknown kind '{kind}'{hint}; expected one of: {', '.join(sorted(every))}, "
-        "or a custom resource's kind declared under watch.resources"
-    )
+def unknown_kind(kind: str, every: frozenset[Kind]) -> Suggesting:
+    return Suggesting(
+        f"unknown kind '{kind}'", kind, tuple(known.value for known in sorted(every)),
+        f"; expected one of: {', '.join(sorted(every))}, "
+        "or a custom resource's kind declared under watch.resources",
+    )  # fmt: skip

@@ -39,6 +39,7 @@ from notifier.sinks.secrets import (
     files_unread,
     read_secret,
     require_secret,
+    tls_key,
 )
 from notifier.sinks.telegram import TelegramSinkConfig, build_telegram
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
@@ -48,8 +49,10 @@ from notifier.sinks.webhook.bodies import CloudEventsIdentity
 from notifier.sinks.webhook.sink import WebhookTarget
 
 
-def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> list[str]:
-    """Why ``run`` could not build the enabled sinks, one line each (none: they build).
+def sink_problems(
+    configs: Iterable[SinkConfig], *, read_files: bool = True
+) -> list[tuple[str, SinkBuildError]]:
+    """Why ``run`` could not build the enabled sinks: (sink name, error) each (none: they build).
 
     ``rules check`` calls this, so it accepts exactly what ``run`` starts with:
     every secret file read, every URL and CA bundle checked the same way. With
@@ -62,7 +65,7 @@ def sink_problems(configs: Iterable[SinkConfig], *, read_files: bool = True) -> 
                 try:
                     build_sink(config, threads=MemoryThreads()).close()
                 except SinkBuildError as err:
-                    problems.append(str(err))
+                    problems.append((config.name, err))
     return problems
 
 
@@ -104,7 +107,8 @@ def _webhook(config: WebhookSinkConfig) -> WebhookSink:
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {config.ca_file!r}, client_cert_file {config.client_cert_file!r}"
         raise SinkBuildError(
-            f"sink {config.name!r}: cannot use its TLS files ({files}): {err}"
+            f"sink {config.name!r}: cannot use its TLS files ({files}): {err}",
+            key=tls_key(config),
         ) from None
 
 
@@ -161,10 +165,16 @@ def _resolved_url(sink: str, resolved: str | None, url: str) -> str | None:
         return None
     filled = _checked_url(sink, "resolved_url", resolved.replace("{fingerprint}", "x"))
     if "{" in filled or "}" in filled:
-        raise SinkBuildError(f"sink {sink!r}: resolved_url may hold {{fingerprint}}, nothing else")
+        raise SinkBuildError(
+            f"sink {sink!r}: resolved_url may hold {{fingerprint}}, nothing else",
+            key="resolved_url",
+        )
     theirs, ours = urlsplit(filled), urlsplit(url)
     if (theirs.scheme, theirs.hostname, theirs.port) != (ours.scheme, ours.hostname, ours.port):
-        raise SinkBuildError(f"sink {sink!r}: resolved_url must be on url's scheme, host and port")
+        raise SinkBuildError(
+            f"sink {sink!r}: resolved_url must be on url's scheme, host and port",
+            key="resolved_url",
+        )
     return resolved
 
 
@@ -176,7 +186,9 @@ def _checked_url(sink: str, field: str, url: str) -> str:
         usable = False
     if not usable:
         # The URL is a secret: say what is wrong, not what it is.
-        raise SinkBuildError(f"sink {sink!r}: {field} must be an http(s) URL with a host")
+        raise SinkBuildError(
+            f"sink {sink!r}: {field} must be an http(s) URL with a host", key=field
+        )
     return url
 
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 import pycurl
 
+from notifier.sinks.transfer_words import described, silence
+
 # libcurl's codes (curl/curl.h); pycurl does not name every one.
 _TIMED_OUT = pycurl.E_OPERATION_TIMEDOUT
 _WRITE_REFUSED = pycurl.E_WRITE_ERROR  # our body collector said "enough"
@@ -172,6 +174,7 @@ class _Answering:
         self.headers: dict[str, str] = {}
         self.chunks: list[bytes] = []
         self.size = 0
+        self.received = 0  # bytes of the answer so far, header lines included
         self.cut = False  # the body went past the bound: we stopped reading
         self.malformed = False  # not an HTTP status line: we stopped reading
         self.stalled = False
@@ -182,6 +185,7 @@ class _Answering:
 
     def header(self, line: bytes) -> int | None:
         self._last_progress = time.monotonic()
+        self.received += len(line)
         if line.startswith(b"HTTP/"):  # a new answer: a 100 Continue's or a proxy's went before
             if not _STATUS_LINE.match(line):
                 self.malformed = True
@@ -195,6 +199,7 @@ class _Answering:
 
     def body(self, chunk: bytes) -> int | None:
         self._last_progress = time.monotonic()
+        self.received += len(chunk)
         room = self._max_body + 1 - self.size  # one byte past the bound says there is more
         if len(chunk) >= room:
             self.chunks.append(chunk[:room])
@@ -242,19 +247,21 @@ def exchange(
 def _failure(
     handle: pycurl.Curl, answering: _Answering, err: pycurl.error, took: float, route: Route
 ) -> Exception:
+    """What went wrong, in words a person reads ("connection refused", "no answer in 10 s")."""
     code, message = _code_and_message(err)
     if answering.malformed:
         return TransferError("the answer is not HTTP (its status line)", code)
     if answering.stalled:
-        return StalledError(f"nothing from the receiver for {route.read_timeout:g}s", code)
+        return StalledError(silence(answering.received, route.read_timeout), code)
     if code == _TIMED_OUT:
-        return _timeout(handle, message, took, route)
+        return _timeout(handle, answering, took, route)
     if code in _BAD_URL:
         return BadUrlError(message)
     if route.proxied and (code in (_PROXY_DNS, _PROXY_HANDSHAKE, _CONNECT) or "CONNECT" in message):
-        return ProxyFailedError(message, code)
+        return ProxyFailedError(f"the proxy failed: {message}", code)
     kind = next((kind for codes, kind in _BY_CODE if code in codes), TransferError)
-    return kind(message, code)
+    errno = handle.getinfo(pycurl.OS_ERRNO)
+    return kind(described(code, message, received=answering.received, errno=errno), code)
 
 
 def _code_and_message(err: pycurl.error) -> tuple[int, str]:
@@ -264,10 +271,10 @@ def _code_and_message(err: pycurl.error) -> tuple[int, str]:
     return 0, str(err.args[0])
 
 
-def _timeout(handle: pycurl.Curl, message: str, took: float, route: Route) -> Exception:
+def _timeout(handle: pycurl.Curl, answering: _Answering, took: float, route: Route) -> Exception:
     if took >= route.deadline * 0.98:
-        return DeadlineExceededError(f"no answer within {route.deadline:g}s")
+        return DeadlineExceededError(f"no whole answer within the send's {route.deadline:g} s")
     connected = handle.getinfo(pycurl.APPCONNECT_TIME if route.https else pycurl.CONNECT_TIME)
     if connected > 0:
-        return StalledError(message, _TIMED_OUT)
-    return ConnectTimeoutError(message, _TIMED_OUT)
+        return StalledError(silence(answering.received, route.read_timeout), _TIMED_OUT)
+    return ConnectTimeoutError(f"no connection within {route.connect_timeout:g} s", _TIMED_OUT)

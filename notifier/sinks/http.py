@@ -17,8 +17,9 @@ from collections.abc import Callable
 import msgspec
 
 from notifier import __version__
+from notifier.sinks.answers import Sent
 from notifier.sinks.base import SendError
-from notifier.sinks.secrets import SinkBuildError, redact_url, tls_of
+from notifier.sinks.secrets import SinkBuildError, redact_url, tls_key, tls_of
 from notifier.sinks.settings import HttpSettings
 from notifier.sinks.transport import MAX_BODY_BYTES, BadUrlError, Reply, Transport
 from notifier.sinks.webhook.failures import failure_for_exception, failure_for_status
@@ -49,10 +50,14 @@ def http_transport(
             max_body=max_body,
         )
     except BadUrlError:
-        raise SinkBuildError(f"sink {sink!r}: {field} must be an http(s) URL with a host") from None
+        raise SinkBuildError(
+            f"sink {sink!r}: {field} must be an http(s) URL with a host", key=field
+        ) from None
     except (OSError, ssl.SSLError) as err:
         files = f"ca_file {settings.ca_file!r}, client_cert_file {settings.client_cert_file!r}"
-        raise SinkBuildError(f"sink {sink!r}: cannot use its TLS files ({files}): {err}") from None
+        raise SinkBuildError(
+            f"sink {sink!r}: cannot use its TLS files ({files}): {err}", key=tls_key(settings)
+        ) from None
     if not settings.tls_verify:
         log.warning("sink %s: TLS certificate verification is off for %s", sink, redact_url(url))
     return transport
@@ -72,7 +77,11 @@ def post(
         reply = transport.post(body, sent, url=url)
     except Exception as err:
         raise failure_for_exception(err, redact_url(transport.url)) from None
-    failure = failure_for_status(reply.status, reply.retry_after, now=clock())
+    sent_to = transport.url if url is None else url
+    failure = failure_for_status(
+        reply.status, reply.retry_after, now=clock(), body=reply.body,
+        sent=Sent(sent_to, sent, body),
+    )  # fmt: skip
     if failure is not None and failure.retryable and failure.retry_after is None:
         failure.retry_after = _retry_after_in(reply.body)
     if failure is not None:

@@ -23,7 +23,12 @@ from notifier.sinks.exchange import Tls
 
 
 class SinkBuildError(Exception):
-    """A sink cannot be built from its config; the message names the sink and field."""
+    """A sink cannot be built from its config; the message names the sink and field, and
+    ``key`` is that field's key under the sink ("token_file"), when there is one to point at."""
+
+    def __init__(self, message: str, *, key: str = "") -> None:
+        super().__init__(message)
+        self.key = key
 
 
 _read_files: ContextVar[bool] = ContextVar("read_files", default=True)
@@ -59,6 +64,11 @@ class TlsSettings(Protocol):
     def client_key_file(self) -> str | None: ...
 
 
+def tls_key(settings: TlsSettings) -> str:
+    """The TLS file key to point at when the files cannot be used: the first one set."""
+    return "ca_file" if settings.ca_file or not settings.client_cert_file else "client_cert_file"
+
+
 def tls_of(settings: TlsSettings) -> Tls:
     """What a sink checks and presents; without its files when they are not read here
     (they are in the pod, not where ``rules check --no-files`` runs)."""
@@ -83,7 +93,8 @@ def read_secret(sink: str, field: str, value: SecretStr | None, file: str | None
         text = Path(file).read_text(encoding="utf-8")
     except OSError as err:
         raise SinkBuildError(
-            f"sink {sink!r}: cannot read {field}_file {file!r}: {err.strerror}"
+            f"sink {sink!r}: cannot read {field}_file {file!r}: {err.strerror}",
+            key=f"{field}_file",
         ) from None
     return text.rstrip("\r\n")
 
@@ -91,7 +102,8 @@ def read_secret(sink: str, field: str, value: SecretStr | None, file: str | None
 def require_secret(sink: str, field: str, value: SecretStr | None, file: str | None) -> str:
     secret = read_secret(sink, field, value, file)
     if not secret:
-        raise SinkBuildError(f"sink {sink!r}: {field} is empty")
+        key = field if value is not None else f"{field}_file"
+        raise SinkBuildError(f"sink {sink!r}: {field} is empty", key=key)
     return secret
 
 

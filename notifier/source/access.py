@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 
 import urllib3.exceptions
@@ -14,6 +13,7 @@ from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
 from notifier.source.informer import scopes
 from notifier.source.namespaces import PATH as NAMESPACES_PATH
+from notifier.source.outage import cause
 from notifier.source.resources import resource_for
 
 log = logging.getLogger("notifier.service")
@@ -81,7 +81,7 @@ def _may_list(client: RawClient, path: str, plural: str, group: str, namespace: 
     try:
         client.get(path, {"limit": "1"})
     except (urllib3.exceptions.HTTPError, OSError) as err:
-        log.warning("API server not reachable yet (%s); the informers will retry", err)
+        log.warning("%s; the informers will retry", failure(client.server, err))
         return False
     except ApiError as err:
         if err.status == NOT_FOUND:  # the cluster may get it later: wait, not ready, and say so
@@ -120,23 +120,6 @@ def failure(server: str, err: Exception) -> str:
             return f"the API server at {server} does not allow this: {err.message or err.reason}"
         return f"the API server at {server} answered {err}"
     return (
-        f"cannot reach the API server at {server}: {_reason(err)} (is the cluster up, and do "
+        f"cannot reach the API server at {server}: {cause(err)} (is the cluster up, and do "
         "--kubeconfig/--context name it?)"
     )
-
-
-def _reason(err: Exception) -> str:
-    """The root cause of a connection failure, without urllib3's wrapping."""
-    cause: BaseException | None = err
-    while cause is not None:
-        if isinstance(cause, OSError) and cause.strerror:
-            return cause.strerror.lower()
-        if isinstance(cause, urllib3.exceptions.MaxRetryError) and cause.reason is not None:
-            cause = cause.reason
-            continue
-        cause = cause.__cause__ or cause.__context__
-    text = str(err)
-    errno_text = re.search(r"\[Errno -?\d+\] ([^')\]]+)", text)
-    if errno_text:
-        return errno_text[1].lower()
-    return "timed out" if "timed out" in text.lower() else type(err).__name__

@@ -20,6 +20,7 @@ from kubernetes.client.exceptions import ApiException
 
 from notifier.source.credentials import ClusterAccess
 from notifier.source.listwatch import STATUS_DECODER
+from notifier.source.outage import Outage
 
 CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
@@ -57,10 +58,11 @@ def _api_error(status: Any, reason: Any, body: Any, headers: Any) -> ApiError:
 class RawClient:
     """GET with query parameters, returning bytes or a stream of lines."""
 
-    def __init__(self, access: ClusterAccess) -> None:
+    def __init__(self, access: ClusterAccess, outage: Outage | None = None) -> None:
         self._access = access
         self._lock = threading.Lock()
         self._open: set[urllib3.BaseHTTPResponse] = set()
+        self.outage = outage or Outage(access.server)  # shared by siblings: one per server
 
     @property
     def server(self) -> str:
@@ -69,7 +71,7 @@ class RawClient:
 
     def sibling(self) -> RawClient:
         """Another client on the same connection pool, tracking its own open streams."""
-        return RawClient(self._access)
+        return RawClient(self._access, self.outage)
 
     def _request(
         self,

@@ -28,6 +28,7 @@ from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
 from notifier.source.listwatch import Bookmark, ListWatch, Status, WatchEvent
+from notifier.source.outage import unreachable
 
 log = logging.getLogger("notifier.source")
 
@@ -188,8 +189,13 @@ class Reflector(Generic[T]):
         self._restarted("error")
         self.failures_in_a_row += 1
         delay = self._backoff.next_delay()
-        hint = _HINTS.get(err.status, "") if isinstance(err, ApiError) else ""
-        log.warning("%s: list/watch failed (%s)%s; retrying in %.1fs", self._kind, err, hint, delay)
+        if unreachable(err):  # every watch of the server fails alike: said once a round
+            self._client.outage.failed(self, err, delay)
+        else:
+            hint = _HINTS.get(err.status, "") if isinstance(err, ApiError) else ""
+            log.warning(
+                "%s: list/watch failed (%s)%s; retrying in %.1fs", self._kind, err, hint, delay
+            )
         stop.wait(delay)
 
     # -- list -------------------------------------------------------------
@@ -220,6 +226,7 @@ class Reflector(Generic[T]):
         self._store.replace(items, first=not self.synced.is_set())
         self.resource_version = version
         self.last_activity = self._listed_at = self._clock()
+        self._client.outage.reached(self)
         self.synced.set()
         metrics.SYNCED.labels(self._kind).set(1)
 
@@ -278,6 +285,7 @@ class Reflector(Generic[T]):
 
     def _opened(self) -> None:
         self._watch_opened_at = self.last_activity = self._clock()
+        self._client.outage.reached(self)
 
     def _not_an_object(self, event: Bookmark | Status) -> None:
         """A bookmark (whose resourceVersion is taken here), or an ERROR event's Status."""

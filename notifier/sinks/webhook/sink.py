@@ -23,6 +23,7 @@ import msgspec
 
 from notifier import __version__
 from notifier.notifications import Notification
+from notifier.sinks.answers import Sent
 from notifier.sinks.base import Capabilities
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import redact_url
@@ -102,7 +103,10 @@ class WebhookSink:
             reply = self._transport.post(body, headers, url=self._url_for(notification))
         except Exception as err:
             raise failure_for_exception(err, self._shown_as) from None
-        failure = failure_for_status(reply.status, reply.retry_after, now=self._clock())
+        sent = Sent(self._transport.url, headers, body)
+        failure = failure_for_status(
+            reply.status, reply.retry_after, now=self._clock(), body=reply.body, sent=sent
+        )
         if failure is not None:
             raise failure
 

@@ -15,6 +15,7 @@ from typing import Any
 from notifier.source.client import ApiError
 from notifier.source.configmaps import ConfigMap, WatchedConfigMap
 from notifier.source.namespaces import NamespaceLabels
+from notifier.source.outage import Outage
 from notifier.source.reflector import FAILING_AFTER, ReflectorSettings
 
 FAST = ReflectorSettings(backoff_initial=0.01, backoff_cap=0.02)
@@ -37,6 +38,7 @@ class ScriptedClient:
         self.asked: list[tuple[str, dict[str, str]]] = []
         self.done = threading.Event()  # the script ran out
         self.closed = threading.Event()
+        self.outage = Outage("https://scripted.invalid")
 
     def sibling(self) -> ScriptedClient:
         return self

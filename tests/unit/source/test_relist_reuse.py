@@ -9,6 +9,7 @@ from notifier.kinds.registry import decode_object
 from notifier.objects import Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta, DeltaType
 from notifier.source.informer_store import InformerStore
+from notifier.source.outage import Outage
 from notifier.source.reflector import Reflector
 from notifier.source.resources import resource_for
 from notifier.source.store import Store
@@ -24,6 +25,7 @@ def _pod(name: str, version: str, uid: str = "u") -> dict[str, Any]:
 class ListingClient:
     def __init__(self) -> None:
         self.items: list[dict[str, Any]] = []
+        self.outage = Outage("https://listing.invalid")
 
     def get(self, path: str, query: dict[str, str]) -> bytes:
         page = {"kind": "PodList", "metadata": {"resourceVersion": "100"}, "items": self.items}
