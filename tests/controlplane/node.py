@@ -23,8 +23,10 @@ from tests.controlplane import assets, hoststate, images, netns
 from tests.controlplane.cluster import ControlPlane
 from tests.controlplane.nodeconfig import (
     CNI_BIN_DIR,
+    CNI_CACHE_DIR,
     NodeLayout,
     cni_conflist,
+    cni_network,
     containerd_toml,
     kubelet_argv,
     kubelet_config,
@@ -82,7 +84,10 @@ def undo(directory: Path, record: NodeRecord) -> None:
             os.kill(int((directory / f"{name}.pid").read_text()), 9)
     hoststate.remove_cgroup(record.cgroup)
     hoststate.unmount_under(directory)
-    netns.delete(netns.NodeNetwork(record.slot))
+    net = netns.NodeNetwork(record.slot)
+    netns.delete(net)
+    for cached in CNI_CACHE_DIR.glob(f"{cni_network(net)}-*"):
+        cached.unlink(missing_ok=True)
     hoststate.restore_sysctls(record.sysctls)
     shutil.rmtree(directory, ignore_errors=True)
 

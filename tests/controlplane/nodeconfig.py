@@ -15,6 +15,9 @@ from tests.controlplane.images import PAUSE_IMAGE
 from tests.controlplane.netns import NodeNetwork
 
 CNI_BIN_DIR = Path("/usr/lib/cni")  # Debian's containernetworking-plugins
+# libcni caches each attachment's result here, named <network>-<container>-<interface>;
+# containerd 1.6 cannot move it: the node removes its network's files when it stops.
+CNI_CACHE_DIR = Path("/var/lib/cni/results")
 NODE_LEASE_SECONDS = 8  # renewed every 2 s: the controller-manager's grace period can be short
 NODE_STATUS_SECONDS = 4
 
@@ -112,7 +115,12 @@ def cni_conflist(net: NodeNetwork, layout: NodeLayout) -> str:
             "dataDir": str(layout.directory / "cni" / "ipam"),
         },
     }
-    return json.dumps({"cniVersion": "0.4.0", "name": "kn", "plugins": [bridge]}, indent=2)
+    conflist = {"cniVersion": "0.4.0", "name": cni_network(net), "plugins": [bridge]}
+    return json.dumps(conflist, indent=2)
+
+
+def cni_network(net: NodeNetwork) -> str:
+    return f"kn-node-{net.slot}"
 
 
 def kubelet_config(layout: NodeLayout, net: NodeNetwork, ca_file: Path) -> dict[str, Any]:
