@@ -36,6 +36,7 @@ def pod_spec(main: Manifest, restart: str = "Always", **extra: Any) -> Manifest:
         "terminationGracePeriodSeconds": 1,
         "enableServiceLinks": False,
         "automountServiceAccountToken": False,
+        "dnsPolicy": "Default",  # the test cluster has no DNS service
         **extra,
     }
 

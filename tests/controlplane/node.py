@@ -10,6 +10,7 @@ created to ``record.json`` first, so a later run undoes what an interrupted one 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -34,6 +35,8 @@ from tests.controlplane.nodeconfig import (
 from tests.controlplane.processes import Process, wait_until
 
 NODES_ROOT = Path(tempfile.gettempdir()) / "kube-notifier-node"
+SHIM_SOCKETS = Path("/run/containerd/s")
+HOST_DIRS = (SHIM_SOCKETS, SHIM_SOCKETS.parent, CNI_CACHE_DIR, CNI_CACHE_DIR.parent)
 HOST_TOOLS = ("containerd", "containerd-shim-runc-v2", "runc", "ctr", "nsenter", "ip", "umount")
 NODE_READY_SECONDS = 60
 # The controller-manager flags a real node's tests start it with: a node whose kubelet
@@ -77,17 +80,36 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def host_files(directory: Path, net: netns.NodeNetwork) -> list[Path]:
+    """What containerd 1.6 and libcni keep for this node's tasks in host directories no
+    setting moves: each shim's socket (/run/containerd/s, named by the sha256 of the
+    containerd address, namespace and task id; a shim killed by SIGKILL leaves it) and
+    each sandbox's cached CNI results (/var/lib/cni/results, by network and sandbox id)."""
+    tasks = directory / "containerd-state" / "io.containerd.runtime.v2.task" / "k8s.io"
+    address = directory / "containerd.sock"
+    found = []
+    for task in tasks.iterdir() if tasks.is_dir() else ():
+        digest = hashlib.sha256(str(address / "k8s.io" / task.name).encode()).hexdigest()
+        found.append(SHIM_SOCKETS / digest)
+        found.append(CNI_CACHE_DIR / f"cni-loopback-{task.name}-lo")
+        found.append(CNI_CACHE_DIR / f"{cni_network(net)}-{task.name}-eth0")
+    return found
+
+
 def undo(directory: Path, record: NodeRecord) -> None:
     """Take away everything ``record`` says was made, processes first (by their cgroups)."""
     for name in ("kubelet", "containerd"):
         with contextlib.suppress(OSError, ValueError):
             os.kill(int((directory / f"{name}.pid").read_text()), 9)
     hoststate.remove_cgroup(record.cgroup)
-    hoststate.unmount_under(directory)
     net = netns.NodeNetwork(record.slot)
+    for path in host_files(directory, net):
+        path.unlink(missing_ok=True)
+    for empty in HOST_DIRS:  # made by the first shim or CNI call, when nothing else had
+        with contextlib.suppress(OSError):  # (rmdir leaves a directory that holds anything)
+            empty.rmdir()
+    hoststate.unmount_under(directory)
     netns.delete(net)
-    for cached in CNI_CACHE_DIR.glob(f"{cni_network(net)}-*"):
-        cached.unlink(missing_ok=True)
     hoststate.restore_sysctls(record.sysctls)
     shutil.rmtree(directory, ignore_errors=True)
 

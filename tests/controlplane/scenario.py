@@ -47,12 +47,23 @@ class Notifier:
         argv += ["--state", str(directory / f"state-{name}.db"), "--log-format", "json"]
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
-        wait_until(self._ready, 60, f"kube-notifier {name} ready")
+        self._wait_ready(60)
 
-    def _ready(self) -> bool:
-        assert self.proc.poll() is None, self.log_path.read_text(errors="replace")[-3000:]
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/readyz", timeout=2) as resp:
-            return bool(resp.status == 200)
+    def _wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                break
+            try:
+                url = f"http://127.0.0.1:{self.port}/readyz"
+                with urllib.request.urlopen(url, timeout=2) as resp:
+                    if resp.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        tail = self.log_path.read_text(errors="replace")[-3000:]
+        raise RuntimeError(f"kube-notifier {self.name} not ready in {timeout} s:\n{tail}")
 
     def messages(self) -> list[dict[str, Any]]:
         return [r.json() for r in self.receiver.received() if r.method == "POST"]
