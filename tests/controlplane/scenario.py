@@ -150,6 +150,7 @@ class Scenario:
             time.sleep(0.5)
 
     def run(self) -> Outcome:
+        self.recorder.wait_synced()
         started = time.monotonic()
         for incident in INCIDENTS:
             self._create(incident)

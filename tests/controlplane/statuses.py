@@ -9,6 +9,7 @@ kept) with the time since the recorder started. Scenarios wait on its latest bod
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import defaultdict
@@ -93,6 +94,7 @@ class StatusRecorder:
         self.changes: dict[ObjectId, list[Change]] = defaultdict(list)
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._synced: set[str] = set()
         self._threads = [
             threading.Thread(target=self._watch, args=(kind,), daemon=True, name=f"rec-{kind}")
             for kind in self.KINDS
@@ -108,11 +110,21 @@ class StatusRecorder:
         for thread in self._threads:
             thread.join(10)
 
+    def _list(self, lister: Callable[..., Any]) -> tuple[list[Body], str]:
+        listed = json.loads(lister(_preload_content=False).data)
+        return listed["items"], listed["metadata"]["resourceVersion"]
+
     def _events(self, kind: str) -> Iterator[Body]:
+        """Each body of ``kind`` listed, then each one the watch delivers (listed again after
+        a 410 or an error)."""
         lister = _lister(self.api, kind)
         version = ""
         while not self._stop.is_set():
             try:
+                if not version:
+                    items, version = self._list(lister)
+                    yield from items
+                    self._synced.add(kind)
                 stream = watch.Watch().stream  # type: ignore[no-untyped-call]
                 events = stream(lister, resource_version=version, timeout_seconds=2)  # type: ignore[no-untyped-call]
                 for event in events:
@@ -123,7 +135,16 @@ class StatusRecorder:
                     version = body["metadata"].get("resourceVersion", version)
                     yield body
             except (OSError, ValueError, client.ApiException, urllib3.exceptions.HTTPError):
-                time.sleep(0.5)  # the API server restarting; the watch resumes
+                version = ""
+                time.sleep(0.5)  # the API server restarting; list and watch again
+
+    def wait_synced(self, timeout: float = 30) -> None:
+        """Until each kind was listed once: every change after this call is recorded."""
+        deadline = time.monotonic() + timeout
+        while len(self._synced) < len(self.KINDS):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"recorder listed only {sorted(self._synced)}")
+            time.sleep(0.05)
 
     def _watch(self, kind: str) -> None:
         for body in self._events(kind):
