@@ -75,8 +75,12 @@ def _memory(limit: str) -> Manifest:
 
 
 def _probe(path: str) -> Manifest:
+    """A readiness probe on ``path``, first tried 3 s after the start (an app that takes a
+    moment to be ready; without the delay, whether Running is posted before Ready is a
+    race)."""
     get = {"path": path, "port": 8080}
-    return {"readinessProbe": {"httpGet": get, "periodSeconds": 2, "failureThreshold": 1}}
+    probe = {"httpGet": get, "initialDelaySeconds": 3, "periodSeconds": 2, "failureThreshold": 1}
+    return {"readinessProbe": probe}
 
 
 # -- signs that an incident has played out (on the recorder's latest bodies) -----------
