@@ -162,11 +162,12 @@ class Scenario:
             )
         self.lose_node()
         self._wait_quiet()
-        told = {name: self._told(n) for name, n in self.notifiers.items()}
+        told = {name: self.told_by(n) for name, n in self.notifiers.items()}
         return Outcome(told, time.monotonic() - started, self.recorder)
 
     @staticmethod
-    def _told(notifier: Notifier) -> dict[str, Told]:
+    def told_by(notifier: Notifier) -> dict[str, Told]:
+        """What ``notifier`` told, by incident."""
         told: dict[str, Told] = {}
         for message in notifier.messages():
             entry = told.setdefault(incident_of(message), Told())
