@@ -140,12 +140,15 @@ class Scenario:
         wait_until(lambda: self._node_ready("True"), 60, "node Ready again")
 
     def _wait_quiet(self) -> None:
-        deadline = time.monotonic() + QUIET_MAX_SECONDS
+        """Until no notifier said anything for QUIET_SECONDS, counted from now at the
+        earliest (what the node's return causes may wait out a group_wait)."""
+        since = time.monotonic()
+        deadline = since + QUIET_MAX_SECONDS
         while time.monotonic() < deadline:
             arrivals = [
                 r.arrived_at for n in self.notifiers.values() for r in n.receiver.received()
             ]
-            if time.monotonic() - max(arrivals, default=0.0) >= QUIET_SECONDS:
+            if time.monotonic() - max([*arrivals, since]) >= QUIET_SECONDS:
                 return
             time.sleep(0.5)
 
