@@ -29,7 +29,8 @@ from tests.support.webhook_server import WebhookServer
 
 PLAY_SECONDS = 180  # the slowest incident (3 crash-loop restarts) takes about 80 s
 QUIET_SECONDS = 35  # > the example's group_wait (30 s): a digest still due has come
-QUIET_MAX_SECONDS = 120
+RECOVERY_SECONDS = 65  # > both configs' recovery_window (60 s): a resolution has come
+QUIET_MAX_SECONDS = 180
 OTHER = "(none)"
 
 
@@ -140,9 +141,10 @@ class Scenario:
         wait_until(lambda: self._node_ready("True"), 60, "node Ready again")
 
     def _wait_quiet(self) -> None:
-        """Until no notifier said anything for QUIET_SECONDS, counted from now at the
-        earliest (what the node's return causes may wait out a group_wait)."""
-        since = time.monotonic()
+        """Until no notifier said anything for QUIET_SECONDS, counted from the end of the
+        recovery window at the earliest (the node's return is told once it has been back
+        that long, and may wait out a group_wait)."""
+        since = time.monotonic() + RECOVERY_SECONDS - QUIET_SECONDS
         deadline = since + QUIET_MAX_SECONDS
         while time.monotonic() < deadline:
             arrivals = [

@@ -17,48 +17,12 @@ from tests.integration.realnode.conftest import CONFIGS
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(420)]
 
-MODEL = pytest.mark.xfail(strict=True, reason="issue #37 incident model")
-# (notifier, incident) pairs that main, before the incident model, tells otherwise:
-# what it tells is in the assertion message and in docs/real-node.md's table.
-BEFORE_THE_MODEL = {
-    *(
-        ("example", name)
-        for name in (
-            "oom-always",  # 3: OOMKilled again after CrashLoopBackOff
-            "oom-never",  # 2: Pending -> OOMKilled, then Pending -> Failed
-            "image-pull",  # 2: ErrImagePull, then ImagePullBackOff
-            "job-fails",  # 2: the Job, and a digest of its pods
-            "deploy-stuck",  # 4: Unavailable, Stuck, and its pod's ErrImagePull, ImagePullBackOff
-            "deploy-healthy",  # 2: Unavailable when created, and again when it became Available
-            "never-ready",  # 0
-            "stuck-creating",  # 0
-        )
-    ),
-    *(
-        ("documented", name)
-        for name in (
-            "crash-loop",  # 7: NotReady and CrashLoopBackOff at each restart
-            "oom-always",  # 7: the same, with OOMKilled
-            "oom-never",  # 2
-            "image-pull",  # 6: ErrImagePull and ImagePullBackOff alternating
-            "job-fails",  # 3: each pod Failed, and the Job
-            "deploy-stuck",  # 3: its pod's ErrImagePull, ImagePullBackOff, then Stuck
-            "deploy-healthy",  # 1: its pod Pending -> NotReady, Running (before its probe passed)
-            "stuck-creating",  # 0
-            "config-error",  # 2: CreateContainerConfigError again after the 60 s dedup
-        )
-    ),
-}
-
 
 def _cases() -> list[object]:
     cases: list[object] = []
     for config in CONFIGS:
         for incident in INCIDENTS:
-            marks = [MODEL] if (config, incident.name) in BEFORE_THE_MODEL else []
-            cases.append(
-                pytest.param(config, incident, id=f"{config}-{incident.name}", marks=marks)
-            )
+            cases.append(pytest.param(config, incident, id=f"{config}-{incident.name}"))
     return cases
 
 

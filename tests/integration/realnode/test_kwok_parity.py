@@ -48,7 +48,7 @@ def test_a_crash_loop_on_kwok_is_told_as_on_the_real_node(
     notifier = Notifier("kwok", CONFIGS["example"], full_cluster, tmp_path)
     try:
         crasher = pod("crasher", pod_spec(container("crash"), nodeSelector={"type": "kwok"}))
-        crasher["metadata"]["labels"] = {"kube-notifier.test/stage": "crashloop"}
+        crasher["metadata"]["labels"] = {"kube-notifier.test/stage": "crash-at-start"}
         started = time.monotonic()
         full_cluster.kubectl("apply", "-n", namespace, "-f", "-", input_text=json.dumps(crasher))
         wait_until(lambda: _restarts(full_cluster, namespace, "crasher") >= 3, 60, "3 restarts")
