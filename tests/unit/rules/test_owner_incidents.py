@@ -37,9 +37,9 @@ def _later(steps: list[kubelet.Step], by: float) -> list[kubelet.Step]:
     return [(at + by, data) for at, data in steps]
 
 
-def _loops(*names: str, owner: tuple[str, str] | None = ("ReplicaSet", "web-7d4b9c6f5d")) -> list[
-    list[kubelet.Step]
-]:
+def _loops(
+    *names: str, owner: tuple[str, str] | None = ("ReplicaSet", "web-7d4b9c6f5d")
+) -> list[list[kubelet.Step]]:
     """A crash loop per name, each starting 7 s after the one before, all recovering."""
     return [
         _later(kubelet.crash_loop(name, recovers=True, owner=owner), 7.0 * index)
@@ -111,15 +111,17 @@ def test_a_job_and_its_failed_pods_are_one_incident() -> None:
     }
 
 
+NO_TO = {"name": "r", "match": {"kinds": ["Pod"]}, "fold_into": "owner"}
+NOT_OWNER = {"name": "r", "match": {"to": ["Failed"]}, "fold_into": "node"}
+DROP = {"name": "r", "action": "drop", "match": {"to": ["Failed"]}, "fold_into": "owner"}
+
+
 @pytest.mark.parametrize(
     ("rule", "fragment"),
     [
-        pytest.param({"name": "r", "match": {"kinds": ["Pod"]}, "fold_into": "owner"},
-                     "rules[0].fold_into: 'fold_into' folds incidents", id="no to:"),  # fmt: skip
-        pytest.param({"name": "r", "match": {"to": ["Failed"]}, "fold_into": "node"},
-                     "rules[0].fold_into", id="not owner"),  # fmt: skip
-        pytest.param({"name": "r", "action": "drop", "match": {"to": ["Failed"]},
-                      "fold_into": "owner"}, "rules[0].fold_into", id="drop"),  # fmt: skip
+        pytest.param(NO_TO, "rules[0].fold_into: 'fold_into' folds incidents", id="no to:"),
+        pytest.param(NOT_OWNER, "rules[0].fold_into", id="not owner"),
+        pytest.param(DROP, "rules[0].fold_into", id="drop"),
     ],
 )
 def test_fold_into_is_checked_at_load(rule: dict[str, Any], fragment: str) -> None:
