@@ -35,7 +35,7 @@ def pod(
     """A Pod just scheduled: Pending, no status from the kubelet yet (``owner`` None: made
     by no controller)."""
     kind, owner_name = owner or ("", "")
-    made = {
+    made: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
