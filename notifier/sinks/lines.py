@@ -20,12 +20,19 @@ from notifier.notifications import Facts
 from notifier.text import without_controls
 
 _ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
+# One line already safe: no spacing but single spaces, and none of ``without_controls``'s
+# characters (ANSI escapes start with one), so one test answers for most values.
+_NOT_SHOWN = r"\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
+_SAFE_LINE = re.compile(f"[^{_NOT_SHOWN}]+(?: [^{_NOT_SHOWN}]+)*")
 _CHANGE_LINE = 1000  # characters of one line of what changed (enrichment bounds its parts)
 
 
 def one_line(value: Any) -> str:
     """``value`` as one line of safe text."""
-    text = without_controls(value if isinstance(value, str) else str(value))
+    text = value if isinstance(value, str) else str(value)
+    if _SAFE_LINE.fullmatch(text):
+        return text
+    text = without_controls(text)
     return text if _ONE_LINE.fullmatch(text) else " ".join(text.split())
 
 
