@@ -22,8 +22,9 @@ from notifier.text import without_controls
 _ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
 # One line already safe: no spacing but single spaces, and none of ``without_controls``'s
 # characters (ANSI escapes start with one), so one test answers for most values.
-_NOT_SHOWN = r"\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"
-_SAFE_LINE = re.compile(f"[^{_NOT_SHOWN}]+(?: [^{_NOT_SHOWN}]+)*")
+NOT_SHOWN = r"\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"  # a regex class's inside
+_SAFE_LINE = re.compile(f"[^{NOT_SHOWN}]+(?: [^{NOT_SHOWN}]+)*")
+_SEQUENCES = (list, tuple)
 _CHANGE_LINE = 1000  # characters of one line of what changed (enrichment bounds its parts)
 
 
@@ -128,9 +129,9 @@ def body_lines(facts: Facts, *, log_lines: int = 20) -> list[str]:
 
 def _pairs(facts: Facts) -> Iterable[tuple[Any, Any]]:
     for pair in _list(facts.get("details")):
-        if isinstance(pair, list | tuple) and len(pair) == 2 and pair[1] not in ("", None):
+        if isinstance(pair, _SEQUENCES) and len(pair) == 2 and pair[1] not in ("", None):
             yield pair[0], pair[1]
 
 
 def _list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list | tuple) else []
+    return list(value) if isinstance(value, _SEQUENCES) else []
