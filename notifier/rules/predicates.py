@@ -40,6 +40,8 @@ from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
 from notifier.suggestions import Suggesting
 
+_EVERY_ORIGIN = frozenset(Origin)
+
 
 class Vocabulary(NamedTuple):
     """The words a rule naming some kinds may use: every name, the states, the signals."""
@@ -86,7 +88,7 @@ class MatchCompiler:
             self._owner(match),
             self._selector(match.namespace_selector, "namespace_selector", NamespaceLabelsMatch),
             NotOptedOut(opt_out_annotation) if opt_out_annotation else None,
-            OriginIn(origins) if origins != frozenset(Origin) else None,
+            OriginIn(origins) if origins != _EVERY_ORIGIN else None,
         ]
         predicates = tuple(p for p in candidates if p is not None)
         if match.hold_for is not None:
