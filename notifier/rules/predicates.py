@@ -184,23 +184,30 @@ class MatchCompiler:
 def _unknown_word(
     name: str, kinds: frozenset[Kind], known: frozenset[str], what: str
 ) -> Suggesting:
-    words = _sorted(known)
-    expected = ", ".join(words) or "none"
-    kind_text = "/".join(_sorted(kinds))
+    words, listed = _listed(known)
+    kind_text = "/".join(_listed(kinds)[0])
     return Suggesting(
-        f"unknown {what} {name!r} for {kind_text}", name, words, f"; expected one of: {expected}"
-    )
+        f"unknown {what} {name!r} for {kind_text}", name, words,
+        f"; expected one of: {listed or 'none'}",
+    )  # fmt: skip
 
 
 @functools.lru_cache(maxsize=256)
-def _sorted(words: frozenset[str]) -> tuple[str, ...]:
-    """``words`` in order, sorted once per set (every rule naming the same kinds shares it)."""
-    return tuple(sorted(words))
+def _listed(words: frozenset[str]) -> tuple[tuple[str, ...], str]:
+    """``words`` in order, and as a list to read: made once per set (the rules naming the
+    same kinds share it, and each error of a 20,000-rule file says it)."""
+    ordered = tuple(sorted(words))
+    return ordered, ", ".join(ordered)
 
 
 def unknown_kind(kind: str, every: frozenset[Kind]) -> Suggesting:
+    names, listed = _kind_names(every)
     return Suggesting(
-        f"unknown kind '{kind}'", kind, tuple(known.value for known in sorted(every)),
-        f"; expected one of: {', '.join(sorted(every))}, "
-        "or a custom resource's kind declared under watch.resources",
+        f"unknown kind '{kind}'", kind, names,
+        f"; expected one of: {listed}, or a custom resource's kind declared under watch.resources",
     )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _kind_names(kinds: frozenset[Kind]) -> tuple[tuple[str, ...], str]:
+    return _listed(frozenset(kind.value for kind in kinds))
