@@ -12,7 +12,7 @@ server, so an upgrade that renames them fails): the Web API client's
 ``_perform_urllib_http_request_internal``, and the incoming webhook's
 ``send_dict``, which sends the JSON and headers slack_sdk's would (a test
 compares the bytes) without its urllib request, retry loop and Block-object
-conversion (our blocks are plain mappings): a third of a post's CPU.
+conversion (our blocks are plain mappings): about 30 µs of a post's 190 here.
 """
 
 from __future__ import annotations
