@@ -14,5 +14,6 @@ from pathlib import Path
 SOURCE = Path(__file__).resolve().parents[1] / "notifier"
 
 
-def compile_bytecode() -> None:
-    compileall.compile_dir(SOURCE, quiet=1)
+def compile_bytecode(source: Path = SOURCE) -> None:
+    """``source`` (our package, or another checkout's) compiled where Python looks for it."""
+    compileall.compile_dir(source, quiet=1)

@@ -108,13 +108,16 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self._tags: dict[tuple[type[Node], str | None, tuple[bool, bool]], str] = {}
+        self._tags: dict[str, str] = {}  # a plain scalar's tag, by its text
 
     def resolve(self, kind: type[Node], value: str | None, implicit: tuple[bool, bool]) -> str:
-        asked = (kind, value, implicit)
-        tag = self._tags.get(asked)
-        if tag is None:
-            tag = self._tags[asked] = super().resolve(kind, value, implicit)
+        if kind is not ScalarNode or value is None:
+            return str(super().resolve(kind, value, implicit))
+        if not implicit[0]:  # quoted (or tagged ``!``): text, as PyYAML's resolver says
+            return _STR_TAG
+        tag = self._tags.get(value)
+        if tag is None:  # the implicit resolvers look at the text alone
+            tag = self._tags[value] = super().resolve(kind, value, implicit)
         return tag
 
 
@@ -164,21 +167,22 @@ def _short(exc: BaseException) -> str:
 class _Builder:
     def __init__(self, document: Document, environ: Mapping[str, str]) -> None:
         self._document = document
+        self._spots = document.spots
         self._environ = environ
         self._loader = yaml.SafeLoader("")
         self._nodes = 0
 
     def build(self, node: Node, path: KeyPath, key: yaml.Mark | None, depth: int) -> Any:
         self._count(path, node, depth)
-        self._document.spots.setdefault(path, Spot(key, node.start_mark))
+        spots = self._spots
+        if path not in spots:  # a merged value's spot is its own mapping's key
+            spots[path] = Spot(key, node.start_mark)
+        if isinstance(node, ScalarNode):  # most values, so asked first
+            return self._scalar(node, path)
         if isinstance(node, MappingNode):
             return self._mapping(node, path, depth)
-        if isinstance(node, SequenceNode):
-            return [
-                self.build(item, (*path, i), None, depth + 1) for i, item in enumerate(node.value)
-            ]
-        assert isinstance(node, ScalarNode)
-        return self._scalar(node, path)
+        assert isinstance(node, SequenceNode)
+        return [self.build(item, (*path, i), None, depth + 1) for i, item in enumerate(node.value)]
 
     def _count(self, path: KeyPath, node: Node, depth: int) -> None:
         self._nodes += 1
@@ -206,7 +210,10 @@ class _Builder:
     def _pairs(self, node: MappingNode, path: KeyPath, depth: int) -> Pairs:
         """The mapping's own pairs, then merged ones for keys it does not set itself."""
         pairs: Pairs = node.value
-        if all(k.tag != _MERGE_TAG for k, _ in pairs):
+        for key_node, _ in pairs:
+            if key_node.tag == _MERGE_TAG:
+                break
+        else:
             return pairs
         own = [(k, v) for k, v in pairs if k.tag != _MERGE_TAG]
         merges = [v for k, v in pairs if k.tag == _MERGE_TAG]

@@ -36,7 +36,7 @@ class WatchConfig(_Section):
     namespaces: list[str] = []  # empty: all namespaces
     kinds: list[Kind] = [Kind.POD, Kind.DEPLOYMENT, Kind.SERVICE]
     # Custom resources, each watched too, with states read from its fields (notifier.kinds.config).
-    resources: list[ResourceSpec] = Field(default=[], max_length=50)
+    resources: list[ResourceSpec] = Field(default_factory=list, max_length=50)
     resync_seconds: float = Field(default=0.0, ge=0)  # 0: no periodic resync
     workers: int = Field(default=4, ge=1, le=64)
 

@@ -21,42 +21,50 @@ from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath
+from notifier.rules.predicates import vocabulary
 from notifier.sinks.config import SlackSinkConfig
 
 Finding = tuple[KeyPath, str]
 
 
 def unreachable(config: Config, kinds: Kinds = KINDS) -> list[Finding]:
-    watched = frozenset(config.watch.watched())
+    watched = _Watched(frozenset(config.watch.watched()), kinds)
     found: list[Finding] = []
     for index, rule in enumerate(config.rules):
         path: KeyPath = ("rules", index)
-        found.extend(_match_findings(rule.match, (*path, "match"), watched, kinds))
+        found.extend(_match_findings(rule.match, (*path, "match"), watched))
         if rule.thread_by is not None:
             sinks = rule.sinks or config.defaults.sinks
             found.extend(_thread_findings(config, sinks, (*path, "thread_by"), rule.thread_by))
     for index, inhibit in enumerate(config.inhibit_rules):
         for side in ("source", "target"):
             where: KeyPath = ("inhibit_rules", index, side)
-            found.extend(_match_findings(getattr(inhibit, side), where, watched, kinds))
+            found.extend(_match_findings(getattr(inhibit, side), where, watched))
     return found
 
 
-def _match_findings(
-    match: MatchSpec, path: KeyPath, watched: frozenset[Kind], kinds: Kinds
-) -> Iterator[Finding]:
-    known = kinds.all
+class _Watched:
+    """The kinds watched, the kinds known and the words of the watched ones, made once."""
+
+    def __init__(self, kinds: frozenset[Kind], registry: Kinds) -> None:
+        self.kinds = kinds
+        self.registry = registry
+        self.known = registry.all
+        self.words = vocabulary(registry, kinds & self.known).names
+
+
+def _match_findings(match: MatchSpec, path: KeyPath, watched: _Watched) -> Iterator[Finding]:
+    known, registry = watched.known, watched.registry
     for position, kind in enumerate(match.kinds):
-        if kind in known and kind not in watched:
-            yield (*path, "kinds", position), _not_watched(kind, watched)
+        if kind in known and kind not in watched.kinds:
+            yield (*path, "kinds", position), _not_watched(kind, watched.kinds)
     if match.kinds:
         return  # words of the kinds named are checked by the compiler
-    vocabulary = frozenset().union(*(kinds.names_for(kind) for kind in watched & known))
     for key, words in (("to", match.to), ("from", match.from_states)):
         for position, word in enumerate(words):
-            owners = sorted(kind for kind in known if word in kinds.names_for(kind))
-            if owners and word not in vocabulary:
-                yield (*path, key, position), _word_not_watched(word, owners, watched)
+            owners = sorted(kind for kind in known if word in registry.names_for(kind))
+            if owners and word not in watched.words:
+                yield (*path, key, position), _word_not_watched(word, owners, watched.kinds)
 
 
 def _not_watched(kind: Kind, watched: frozenset[Kind]) -> str:

@@ -63,9 +63,9 @@ class MatchSpec(_Spec):
     labels: str | None = None
     annotations: str | None = None
     events: list[EventType] = Field(default_factory=list)
-    from_states: list[str] = Field(default=[], alias="from")
+    from_states: list[str] = Field(default_factory=list, alias="from")
     to: list[str] = Field(default_factory=list)
-    changed_fields: list[str] = Field(default=[], alias="fields")
+    changed_fields: list[str] = Field(default_factory=list, alias="fields")
     owner: OwnerSpec | None = None
     origins: list[Origin] | None = None  # None: the defaults' origins
     # Fire only once the object has stayed in one of its ``to:`` states this long (pending first)

@@ -119,11 +119,13 @@ class NameFilter:
 
 def parse_filter(items: Iterable[str]) -> NameFilter:
     """Compile a pattern list; raises ``PatternError`` listing every bad item by position."""
+    texts = tuple(items)
+    if not texts:
+        return NameFilter(frozenset(), (), (), ())
     include_exact: set[str] = set()
     include_patterns: list[NamePattern] = []
     exclude: list[NamePattern] = []
     errors: list[tuple[int, str]] = []
-    texts = tuple(items)
     for position, text in enumerate(texts):
         try:
             pattern = parse_pattern(text.removeprefix("!"))

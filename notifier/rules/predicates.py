@@ -9,7 +9,9 @@ since signals exist only in the transition that carries them.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.objects import Kind
@@ -37,6 +39,26 @@ from notifier.rules.matching import (
 from notifier.rules.patterns import NameFilter, PatternError, parse_filter
 from notifier.rules.selectors import Selector, parse_selector
 from notifier.suggestions import Suggesting
+
+_EVERY_ORIGIN = frozenset(Origin)
+
+
+class Vocabulary(NamedTuple):
+    """The words a rule naming some kinds may use: every name, the states, the signals."""
+
+    names: frozenset[str]
+    states: frozenset[str]
+    signals: frozenset[str]
+
+
+@functools.lru_cache(maxsize=256)
+def vocabulary(registry: Kinds, kinds: frozenset[Kind]) -> Vocabulary:
+    """The words of ``kinds``, made once per set of kinds (20,000 rules share a few)."""
+    return Vocabulary(
+        names=frozenset().union(*(registry.names_for(kind) for kind in kinds)),
+        states=frozenset().union(*(registry.states_for(kind) for kind in kinds)),
+        signals=frozenset().union(*(registry.signals_for(kind) for kind in kinds)),
+    )
 
 
 class MatchCompiler:
@@ -66,7 +88,7 @@ class MatchCompiler:
             self._owner(match),
             self._selector(match.namespace_selector, "namespace_selector", NamespaceLabelsMatch),
             NotOptedOut(opt_out_annotation) if opt_out_annotation else None,
-            OriginIn(origins) if origins != frozenset(Origin) else None,
+            OriginIn(origins) if origins != _EVERY_ORIGIN else None,
         ]
         predicates = tuple(p for p in candidates if p is not None)
         if match.hold_for is not None:
@@ -78,10 +100,9 @@ class MatchCompiler:
         if not names:
             message = "'for' needs 'to': the states the object must stay in that long"
             self._problems.add((*self._path, "for"), message)
-        states = frozenset().union(*(self._kinds.states_for(kind) for kind in kinds))
-        signals = frozenset().union(*(self._kinds.signals_for(kind) for kind in kinds))
+        words = vocabulary(self._kinds, kinds)
         for position, name in enumerate(names):
-            if name in signals and name not in states:
+            if name in words.signals and name not in words.states:
                 message = f"{name!r} is a signal, not a state: 'for' can only time states"
                 self._problems.add((*self._path, "to", position), message)
 
@@ -132,14 +153,16 @@ class MatchCompiler:
         return predicate(selector)
 
     def _reaches(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        vocabulary = self._kinds
-        known = frozenset().union(*(vocabulary.names_for(kind) for kind in kinds))
-        self._check_words(names, "to", kinds, known)
-        return Reaches(frozenset(names)) if names else None
+        if not names:
+            return None
+        self._check_words(names, "to", kinds, vocabulary(self._kinds, kinds).names)
+        return Reaches(frozenset(names))
 
     def _leaves(self, names: Sequence[str], kinds: frozenset[Kind]) -> Predicate | None:
-        known = frozenset().union(*(self._kinds.states_for(kind) for kind in kinds))
-        signals = frozenset().union(*(self._kinds.signals_for(kind) for kind in kinds))
+        if not names:
+            return None
+        words = vocabulary(self._kinds, kinds)
+        known, signals = words.states, words.signals
         for position, name in enumerate(names):
             if name in signals and name not in known:
                 message = f"{name!r} is a signal, not a state: signals can be matched in 'to' only"
@@ -147,7 +170,7 @@ class MatchCompiler:
             elif name not in known:
                 unknown = _unknown_word(name, kinds, known, "state")
                 self._problems.add((*self._path, "from", position), unknown)
-        return LeavesFrom(frozenset(names)) if names else None
+        return LeavesFrom(frozenset(names))
 
     def _check_words(
         self, names: Sequence[str], key: str, kinds: frozenset[Kind], known: frozenset[str]
@@ -161,17 +184,30 @@ class MatchCompiler:
 def _unknown_word(
     name: str, kinds: frozenset[Kind], known: frozenset[str], what: str
 ) -> Suggesting:
-    expected = ", ".join(sorted(known)) or "none"
-    kind_text = "/".join(sorted(kinds))
+    words, listed = _listed(known)
+    kind_text = "/".join(_listed(kinds)[0])
     return Suggesting(
-        f"unknown {what} {name!r} for {kind_text}", name, tuple(sorted(known)),
-        f"; expected one of: {expected}",
+        f"unknown {what} {name!r} for {kind_text}", name, words,
+        f"; expected one of: {listed or 'none'}",
     )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=256)
+def _listed(words: frozenset[str]) -> tuple[tuple[str, ...], str]:
+    """``words`` in order, and as a list to read: made once per set (the rules naming the
+    same kinds share it, and each error of a 20,000-rule file says it)."""
+    ordered = tuple(sorted(words))
+    return ordered, ", ".join(ordered)
 
 
 def unknown_kind(kind: str, every: frozenset[Kind]) -> Suggesting:
+    names, listed = _kind_names(every)
     return Suggesting(
-        f"unknown kind '{kind}'", kind, tuple(known.value for known in sorted(every)),
-        f"; expected one of: {', '.join(sorted(every))}, "
-        "or a custom resource's kind declared under watch.resources",
+        f"unknown kind '{kind}'", kind, names,
+        f"; expected one of: {listed}, or a custom resource's kind declared under watch.resources",
     )  # fmt: skip
+
+
+@functools.lru_cache(maxsize=64)
+def _kind_names(kinds: frozenset[Kind]) -> tuple[tuple[str, ...], str]:
+    return _listed(frozenset(kind.value for kind in kinds))

@@ -20,12 +20,20 @@ from notifier.notifications import Facts
 from notifier.text import without_controls
 
 _ONE_LINE = re.compile(r"[^\s]+(?: [^\s]+)*")  # no line breaks, tabs or runs of spaces
+# One line already safe: no spacing but single spaces, and none of ``without_controls``'s
+# characters (ANSI escapes start with one), so one test answers for most values.
+NOT_SHOWN = r"\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069"  # a regex class's inside
+_SAFE_LINE = re.compile(f"[^{NOT_SHOWN}]+(?: [^{NOT_SHOWN}]+)*")
+_SEQUENCES = (list, tuple)
 _CHANGE_LINE = 1000  # characters of one line of what changed (enrichment bounds its parts)
 
 
 def one_line(value: Any) -> str:
     """``value`` as one line of safe text."""
-    text = without_controls(value if isinstance(value, str) else str(value))
+    text = value if isinstance(value, str) else str(value)
+    if _SAFE_LINE.fullmatch(text):
+        return text
+    text = without_controls(text)
     return text if _ONE_LINE.fullmatch(text) else " ".join(text.split())
 
 
@@ -121,9 +129,9 @@ def body_lines(facts: Facts, *, log_lines: int = 20) -> list[str]:
 
 def _pairs(facts: Facts) -> Iterable[tuple[Any, Any]]:
     for pair in _list(facts.get("details")):
-        if isinstance(pair, list | tuple) and len(pair) == 2 and pair[1] not in ("", None):
+        if isinstance(pair, _SEQUENCES) and len(pair) == 2 and pair[1] not in ("", None):
             yield pair[0], pair[1]
 
 
 def _list(value: Any) -> list[Any]:
-    return list(value) if isinstance(value, list | tuple) else []
+    return list(value) if isinstance(value, _SEQUENCES) else []

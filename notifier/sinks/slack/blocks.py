@@ -13,6 +13,7 @@ details into section fields there).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -28,6 +29,9 @@ _SECTION_TEXT = 2900  # under Slack's 3000, for the heading and fences
 _FIELDS = 10  # as Slack allows in one section
 _FENCE = "```"
 _FENCE_STANDIN = "'''"  # a log cannot close our code block early
+# One line of safe text with nothing Slack escapes: shown as it is (most values).
+_PLAIN = re.compile(f"[^&<>{lines.NOT_SHOWN}]+(?: [^&<>{lines.NOT_SHOWN}]+)*")
+_SEQUENCES = (list, tuple)
 
 
 def mrkdwn_escaped(value: Any) -> Any:
@@ -39,7 +43,7 @@ def mrkdwn_escaped(value: Any) -> Any:
         if "&" in value or "<" in value or ">" in value:  # str.translate is 10x slower
             return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         return value
-    if isinstance(value, list | tuple):
+    if isinstance(value, _SEQUENCES):
         return [mrkdwn_escaped(item) for item in value]
     if isinstance(value, dict):
         return {key: mrkdwn_escaped(item) for key, item in value.items()}
@@ -115,7 +119,7 @@ def _details(facts: Facts) -> list[tuple[str, str]]:
     found = facts.get("details")
     if not isinstance(found, list):
         return []
-    return [(p[0], p[1]) for p in found if isinstance(p, list | tuple) and len(p) == 2 and p[1]]
+    return [(p[0], p[1]) for p in found if isinstance(p, _SEQUENCES) and len(p) == 2 and p[1]]
 
 
 def context_blocks(context: Any) -> list[Block]:
@@ -164,6 +168,8 @@ def _cut_end(body: str, title: str = "", fenced: bool = False) -> str:
 
 def _escaped(value: Any) -> str:
     """``value`` as one line of Slack text, escaped (``one_line`` took the controls out)."""
+    if isinstance(value, str) and _PLAIN.fullmatch(value):
+        return value
     text = lines.one_line(value)
     if "&" in text or "<" in text or ">" in text:
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -6,7 +6,8 @@ messages past its limits, so we cut first and say so: at most 50 blocks
 characters, section fields 10 of 2000 characters, header text 150, context
 elements 10, and the plain-text fallback 4000 characters (Slack's advice;
 its hard limit is 40,000). Cut text ends with ``… (N more characters)``.
-Pure functions; input blocks are never mutated.
+Pure functions; input blocks are never mutated (a block that fits is returned
+as it is, one that does not as a cut copy).
 """
 
 from __future__ import annotations
@@ -66,7 +67,9 @@ def _fit_section(block: Block) -> Block:
     fitted = _with_text_limit(block, MAX_SECTION_TEXT)
     fields = block.get("fields")
     if isinstance(fields, list):
-        fitted["fields"] = [_with_text_limit(f, MAX_FIELD_TEXT) for f in fields[:MAX_FIELDS]]
+        cut = [_with_text_limit(f, MAX_FIELD_TEXT) for f in fields[:MAX_FIELDS]]
+        if cut != fields:  # equal only when each field came back as itself: nothing was cut
+            fitted = {**fitted, "fields": cut}
     return fitted
 
 
@@ -78,10 +81,13 @@ def _fit_context(block: Block) -> Block:
 
 
 def _with_text_limit(obj: Block, limit: int) -> Block:
-    """A copy of ``obj`` whose text (``obj["text"]["text"]`` or ``obj["text"]``) fits."""
+    """``obj`` if its text (``obj["text"]["text"]`` or ``obj["text"]``) fits, else a copy
+    with the text cut."""
     text = obj.get("text")
     if isinstance(text, dict) and isinstance(text.get("text"), str):
+        if len(text["text"]) <= limit:
+            return obj
         return {**obj, "text": {**text, "text": truncate(text["text"], limit)}}
-    if isinstance(text, str):
+    if isinstance(text, str) and len(text) > limit:
         return {**obj, "text": truncate(text, limit)}
-    return dict(obj)
+    return obj
