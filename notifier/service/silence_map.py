@@ -1,7 +1,7 @@
 """The silences ConfigMap, written: read-modify-write on its resourceVersion.
 
 The one way a silence is added or ended, from the CLI (``kube-notifier
-silence``, ``cli_silences.py``) and from the page (``service/page.py``)
+silence``, ``cli/silences.py``) and from the page (``service/page.py``)
 alike; the service reads the map back through its watch
 (``service/silences.py``). A conflicting edit is read again and retried;
 silences that ended a day ago are pruned on every write.

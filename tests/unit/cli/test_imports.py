@@ -19,8 +19,8 @@ from notifier.importing import collection_paused
 # Neither the commands' modules nor their libraries, until a command is chosen.
 COMMAND_MODULES = (
     "notifier.config", "notifier.rules", "notifier.sinks", "notifier.source", "notifier.state",
-    "notifier.cli_rules", "notifier.cli_dead_letters", "notifier.cli_silences",
-    "notifier.cli_sinks", "notifier.cli_timeline",
+    "notifier.cli.rules", "notifier.cli.dead_letters", "notifier.cli.silences",
+    "notifier.cli.sinks", "notifier.cli.timeline",
     "pydantic", "kubernetes", "jinja2", "yaml", "msgspec", "prometheus_client", "urllib3",
     "fastapi", "starlette", "uvicorn", "slack_sdk",
 )  # fmt: skip

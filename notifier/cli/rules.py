@@ -12,7 +12,7 @@ with ``--explain`` (or ``--payload``/``--blocks``, its older spellings) the
 body each of its sinks would send. Noise control is left out: each matched
 rule's message is shown as if it were sent alone.
 
-Their flags are in ``cli_commands.py``, whose handlers import this module
+Their flags are in ``cli/commands.py``, whose handlers import this module
 only when a ``rules`` command runs.
 """
 
@@ -28,10 +28,10 @@ from typing import TextIO
 import msgspec
 import yaml
 
-from notifier.cli_commands import add_rules_commands
-from notifier.cli_rules_bodies import print_bodies
-from notifier.cli_rules_inputs import load_for_test, read_object
-from notifier.cli_rules_silences import apply_silences, read_silences
+from notifier.cli.commands import add_rules_commands
+from notifier.cli.rules_bodies import print_bodies
+from notifier.cli.rules_inputs import load_for_test, read_object
+from notifier.cli.rules_silences import apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.config.sink_errors import sink_build_error
@@ -52,7 +52,7 @@ from notifier.transitions.model import Transition
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``rules ...`` on its own (tests, or ``python -m notifier.cli_rules``)."""
+    """``rules ...`` on its own (tests, or ``python -m notifier.cli.rules``)."""
     parser = argparse.ArgumentParser(prog="kube-notifier")
     add_rules_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)

@@ -22,7 +22,7 @@ from typing import TextIO
 import msgspec
 import yaml
 
-from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
+from notifier.cli.rules_inputs import TextTimes, kube_object, load_for_test
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.notifications import Notification
 from notifier.objects import KubeObject, key_of, kind_of, timestamp
