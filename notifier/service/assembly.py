@@ -33,9 +33,9 @@ from notifier.service.page import PageSources, page_parts, rule_targets, told_be
 from notifier.service.reloading import FileReloader
 from notifier.service.settling import Settling
 from notifier.service.signals import StopSignals
-from notifier.service.silences import SilenceWatch
 from notifier.service.sinks import sink_stager
 from notifier.service.watch_changes import WatchChanges
+from notifier.silences.watching import SilenceWatch
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
