@@ -88,7 +88,7 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     import urllib3  # noqa: PLC0415
 
-    from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
+    from notifier.enrichment.wiring import missing_access  # noqa: PLC0415 - the API client
     from notifier.source.access import KubeAccessError, cluster_access, failure  # noqa: PLC0415
     from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 

@@ -9,32 +9,31 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from notifier import build_info  # noqa: F401 - registers build info
 from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
-from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
 from notifier.delivery.credentials import CredentialChecks
 from notifier.dispatch.stage import RoutingStage, Ticker, both
+from notifier.enrichment.wiring import build_enricher, enrichment_stager
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
 from notifier.objects import Kind
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.reload.configmap import ConfigMapReloader
+from notifier.reload.holder import RulesHolder
+from notifier.reload.namespace_watch import NamespaceWatch
+from notifier.reload.polling import FileReloader
+from notifier.reload.sinks import sink_stager
+from notifier.reload.watch_changes import WatchChanges
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import SilenceBook
 from notifier.service import health
-from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
-from notifier.service.configmap import ConfigMapReloader
-from notifier.service.enrichment import build_enricher, enrichment_stager
-from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.page import PageSources, page_parts, rule_targets, told_before
-from notifier.service.reloading import FileReloader
-from notifier.service.settling import Settling
 from notifier.service.signals import StopSignals
-from notifier.service.sinks import sink_stager
-from notifier.service.watch_changes import WatchChanges
 from notifier.silences.watching import SilenceWatch
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
@@ -52,6 +51,7 @@ from notifier.supervision import supervised
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
+from notifier.workers.settling import Settling
 from notifier.workers.worker import Workers
 
 if TYPE_CHECKING:

@@ -33,10 +33,10 @@ from notifier.api.page.views import (
     Writes,
 )
 from notifier.api.waiting import WaitingList
-from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.delivery.ledger import SendLedger
 from notifier.delivery.replay import replay_letters
+from notifier.reload.holder import RulesHolder
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
 from notifier.silences.writing import silence_writes

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from notifier.objects import Kind, KubeObject
 from notifier.origin import Origin
-from notifier.service import settling as settling_module
-from notifier.service.settling import Settings, Settling
 from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
+from notifier.workers import settling as settling_module
 from notifier.workers.intake import Intake
 from notifier.workers.known import Known
+from notifier.workers.settling import Settings, Settling
 from tests.unit.workers.test_intake import WEB, WEB_KEY, _delta, _pod, _queue
 
 DEADLINE = 10.0

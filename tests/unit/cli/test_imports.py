@@ -62,7 +62,7 @@ def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
     code = textwrap.dedent(f"""
         from pathlib import Path
         import notifier.service.running
-        from notifier.config.reloading import RulesHolder
+        from notifier.reload.holder import RulesHolder
         from notifier.sinks.building import build_sink
         from notifier.sinks.thread_roots import MemoryThreads
         holder = RulesHolder.from_file(Path({str(config)!r}))

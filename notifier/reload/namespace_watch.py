@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import LoadedConfig
-from notifier.config.reloading import Staged
+from notifier.reload.holder import Staged
 from notifier.source.access import KubeAccessError, check_access
 from notifier.source.client import RawClient
 from notifier.source.namespaces import NamespaceLabels

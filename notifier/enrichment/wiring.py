@@ -17,9 +17,9 @@ import urllib3
 
 from notifier.config.loading import LoadedConfig
 from notifier.config.model import Config
-from notifier.config.reloading import Staged, Stager
 from notifier.enrichment.access import REVIEWED, SECRETS_REVIEWED
 from notifier.enrichment.enricher import Enricher
+from notifier.reload.holder import Staged, Stager
 from notifier.source.client import ApiError, RawClient
 
 log = logging.getLogger(__name__)
