@@ -43,10 +43,10 @@ from notifier.source.informer import Informer
 from notifier.source.informer_set import InformerSet
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateStore
-from notifier.state.durable.firings import DurableFirings
-from notifier.state.durable.holding import DurableHolding
-from notifier.state.durable.known_objects import DurableSeen, log_baseline
-from notifier.state.durable.timers import DurableTimers
+from notifier.state.firing import DurableFirings
+from notifier.state.held import DurableHolding
+from notifier.state.known_objects import DurableSeen, log_baseline
+from notifier.state.timers import DurableTimers
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey

@@ -44,7 +44,7 @@ from notifier.sinks.secrets import SinkBuildError
 from notifier.source.client import RawClient
 from notifier.state import StateStore
 from notifier.state.dead_letters import DeadLetterFileError
-from notifier.state.durable.firings import DurableFirings
+from notifier.state.firing import DurableFirings
 
 REPLAYED_AT_ONCE = 100
 

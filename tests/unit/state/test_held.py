@@ -6,7 +6,7 @@ from pathlib import Path
 
 from notifier.rules.holding import Held
 from notifier.state import HeldRow
-from notifier.state.durable.holding import DurableHolding
+from notifier.state.held import DurableHolding
 from tests.unit.rules.builders import NOW, crashloop
 from tests.unit.state.helpers import open_store
 

@@ -6,8 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from notifier.rules.engine import RulesEngine
-from notifier.state.durable.timers import DurableTimers
-from notifier.state.timers import TimerRow
+from notifier.state.timers import DurableTimers, TimerRow
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import FIVE_MINUTES, RULE, _entered
 from tests.unit.state.helpers import open_store
