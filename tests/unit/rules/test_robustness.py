@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notifier.kinds.registry import BUILT_IN_KINDS, KINDS
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.origin import Origin
 from notifier.rules.engine import RulesEngine
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Change, EventType, Transition
+from notifier.transitions.model import Change, Transition
 from notifier.transitions.vocabulary import names_for
 from tests.unit.rules.builders import NOW, ruleset
 

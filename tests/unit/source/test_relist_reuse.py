@@ -6,8 +6,8 @@ import json
 from typing import Any
 
 from notifier.kinds.registry import decode_object
-from notifier.objects import Kind, KubeObject, ObjectKey
-from notifier.source.deltas import Delta, DeltaType
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
+from notifier.source.deltas import Delta
 from notifier.source.informer_store import InformerStore
 from notifier.source.outage import Outage
 from notifier.source.reflector import Reflector
@@ -61,7 +61,7 @@ def test_unchanged_objects_stay_the_cached_instances_and_changes_still_show() ->
     assert store.get(ObjectKey("shop/b")) is not first["b"]
     assert store.get(ObjectKey("shop/c")) is not first["c"]
     kinds = sorted((d.key, d.type) for d in handed.deltas)
-    assert (ObjectKey("shop/b"), DeltaType.UPDATED) in kinds
+    assert (ObjectKey("shop/b"), EventType.UPDATED) in kinds
     assert not any(d.key == "shop/a" for d in handed.deltas)
 
 

@@ -8,11 +8,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notifier.objects import KubeObject, kind_of
+from notifier.objects import EventType, KubeObject, kind_of
 from notifier.origin import Origin
 from notifier.transitions.changes import changes_between
 from notifier.transitions.detecting import detect, detect_all, signals_between
-from notifier.transitions.model import EventType
 from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of
 from notifier.transitions.vocabulary import signals_for, states_for
