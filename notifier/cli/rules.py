@@ -150,8 +150,8 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
 def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = read_object(args.old, known) if args.old else None
-    new = read_object(args.new, known) if args.new else None
+    old = read_object(args.old, known=known) if args.old else None
+    new = read_object(args.new, known=known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )

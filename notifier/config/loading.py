@@ -103,7 +103,7 @@ def read_config_text(
     config = _validated(data, report, frozenset(document.from_environment))
     kinds = _kinds(config, report)
     ruleset = _compiled(config, kinds, data, report)
-    for path, message in unreachable(config, kinds) if config is not None else ():
+    for path, message in unreachable(config, kinds=kinds) if config is not None else ():
         report.add(path, message)
     hints = comment_hints(text, document)
     if report.issues:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.config import MatchSpec
@@ -40,7 +40,7 @@ from notifier.suggestions import Suggesting
 
 
 class MatchCompiler:
-    def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds = KINDS) -> None:
+    def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds) -> None:
         self._problems = problems
         self._path = path
         self._kinds = kinds

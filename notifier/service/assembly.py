@@ -78,12 +78,12 @@ class Service:
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
         self.namespaces = NamespaceWatch(raw)
-        self.enricher = build_enricher(raw, config)
+        self.enricher = build_enricher(raw, config, holder.current.kinds)
         self.delivery.enrich_with(self.enricher)
         kinds = holder.current.kinds
-        holding = DurableHolding(state.held, kinds) if state is not None else None
+        holding = DurableHolding(state.held, kinds=kinds) if state is not None else None
         firings = DurableFirings(state.firing, kinds) if state is not None else None
-        timers = DurableTimers(state.timers, kinds) if state is not None else None
+        timers = DurableTimers(state.timers, kinds=kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -123,7 +123,11 @@ class Service:
         config = self.holder.current.config
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
         kinds = self.holder.current.kinds
-        seen = DurableSeen(self.state.seen, config.watch.watched(), kinds) if self.state else None
+        seen = (
+            DurableSeen(self.state.seen, config.watch.watched(), known=kinds)
+            if self.state
+            else None
+        )
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)

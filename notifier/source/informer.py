@@ -11,7 +11,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import EventType, Kind, KubeObject
 from notifier.origin import Origin
 from notifier.source import metrics
@@ -38,7 +38,7 @@ class Informer:
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
         on_relisted: Callable[[], None] = nothing_to_do,
-        kinds: Kinds = KINDS,
+        kinds: Kinds,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
@@ -47,7 +47,7 @@ class Informer:
         self._resync_seconds = resync_seconds
         self._stop = threading.Event()
         self._resync_thread: threading.Thread | None = None
-        resource = resource_for(kind, kinds)
+        resource = resource_for(kind, kinds=kinds)
         self.namespaces: list[str | None] = scopes(resource, namespaces)  # None: all of them
         self.watchers = [
             Watcher(

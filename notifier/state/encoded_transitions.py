@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.transitions.model import Transition
 
@@ -32,7 +32,7 @@ def encode_transition(transition: Transition) -> bytes:
     return _encoder.encode(transition)
 
 
-def decode_transition(encoded: bytes, kinds: Kinds = KINDS) -> Transition:
+def decode_transition(encoded: bytes, *, kinds: Kinds) -> Transition:
     """A transition back; its objects through the config's kinds, which know their Structs."""
     data = msgspec.json.decode(encoded)
     if not isinstance(data, dict):

@@ -114,7 +114,7 @@ class DurableFirings:
         states = frozenset(str(name) for name in json.loads(row.states))
         escalated = tuple(str(sink) for sink in json.loads(row.escalated))
         encoded = row.encoded
-        transition = None if encoded is None else decode_transition(encoded, self._kinds)
+        transition = None if encoded is None else decode_transition(encoded, kinds=self._kinds)
         return Firing(
             row.rule,
             Kind(row.kind),

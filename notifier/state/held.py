@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.rules.holding import Held
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
@@ -66,7 +66,7 @@ def _delete(tokens: list[int], conn: sqlite3.Connection) -> None:
 
 
 class DurableHolding:
-    def __init__(self, members: HeldMembers, kinds: Kinds = KINDS) -> None:
+    def __init__(self, members: HeldMembers, *, kinds: Kinds) -> None:
         self._members = members
         self._kinds = kinds
 
@@ -78,7 +78,7 @@ class DurableHolding:
                     Held(
                         row.token,
                         row.rule,
-                        decode_transition(row.encoded, self._kinds),
+                        decode_transition(row.encoded, kinds=self._kinds),
                         row.held_at,
                     )
                 )

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import msgspec
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.rules.timing import Timer
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
@@ -77,7 +77,7 @@ log = logging.getLogger("notifier.service")
 
 
 class DurableTimers:
-    def __init__(self, rows: TimerRows, kinds: Kinds = KINDS) -> None:
+    def __init__(self, rows: TimerRows, *, kinds: Kinds) -> None:
         self._rows = rows
         self._kinds = kinds
 
@@ -86,7 +86,7 @@ class DurableTimers:
         for row in self._rows.all_rows():
             try:
                 wanted = frozenset(str(name) for name in json.loads(row.wanted))
-                transition = decode_transition(row.encoded, self._kinds)
+                transition = decode_transition(row.encoded, kinds=self._kinds)
             except (ValueError, TypeError, msgspec.DecodeError) as err:
                 log.warning("a timer of rule %r is unreadable (%s): dropped", row.rule, err)
                 self._rows.delete(row.rule, row.step, row.kind, row.key)

@@ -182,7 +182,7 @@ def pipeline(
 def fresh_list(
     raw: RawClient, kind: Kind, namespace: str | None = None
 ) -> dict[ObjectKey, KubeObject]:
-    resource = resource_for(kind)
+    resource = resource_for(kind, kinds=KINDS)
     body = resource.decoders.list.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
 

@@ -19,7 +19,11 @@ from notifier.transitions.vocabulary import names_for
 from tests.unit.rules.builders import NOW, ruleset
 
 NAMESPACES = ["shop", "billing", "kube-system", "ci-1", ""]
-WORDS = sorted(names_for(Kind.POD) | names_for(Kind.DEPLOYMENT) | names_for(Kind.SERVICE))
+WORDS = sorted(
+    names_for(Kind.POD, kinds=KINDS)
+    | names_for(Kind.DEPLOYMENT, kinds=KINDS)
+    | names_for(Kind.SERVICE, kinds=KINDS)
+)
 text = st.text(max_size=12)
 labels = st.dictionaries(
     st.sampled_from(["app", "tier", "kube-notifier.io/ignore"]),

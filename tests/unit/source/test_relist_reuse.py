@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from notifier.kinds.registry import decode_object
+from notifier.kinds.registry import KINDS, decode_object
 from notifier.objects import EventType, Kind, KubeObject, ObjectKey
 from notifier.source.deltas import Delta
 from notifier.source.informer_store import InformerStore
@@ -36,7 +36,7 @@ def _reflector(
     client: ListingClient, store: Store, handed: Handed, **options: Any
 ) -> Reflector[KubeObject]:
     informer_store = InformerStore(Kind.POD, store, handed, **options)
-    list_watch = resource_for(Kind.POD).list_watch(None)
+    list_watch = resource_for(Kind.POD, kinds=KINDS).list_watch(None)
     return Reflector(list_watch=list_watch, store=informer_store, client=client)  # type: ignore[arg-type]
 
 
@@ -78,7 +78,9 @@ def _rich_pod(name: str, version: str) -> dict[str, Any]:
 def _as_saved(pod: dict[str, Any]) -> KubeObject:
     """What a restart's ``Known`` holds: decoded from the state file and trimmed."""
     page = {"kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": [pod]}
-    listed = resource_for(Kind.POD).decoders.list.decode(json.dumps(page).encode()).items[0]
+    listed = (
+        resource_for(Kind.POD, kinds=KINDS).decoders.list.decode(json.dumps(page).encode()).items[0]
+    )
     return trim(decode_object(encode_object(trim(listed))))
 
 
