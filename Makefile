@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | cksum | cut -d' ' -f1)
 
-.PHONY: install assets actionlint browser lint format typecheck unit integration test demo bench clean
+.PHONY: install assets actionlint browser node lint format typecheck unit integration test demo bench clean
 
 install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
@@ -21,6 +21,13 @@ browser:  ## installs chromium and chromium-driver with apt-get when either is m
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q && \
 	    $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q chromium chromium-driver; }
+
+# Debian's containerd, runc and CNI plugins, for the real-node tests (docs/real-node.md).
+node:  ## installs containerd, runc and containernetworking-plugins with apt-get when one is missing
+	@command -v containerd >/dev/null && command -v runc >/dev/null && test -x /usr/lib/cni/bridge || \
+	  { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -q && \
+	    $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -q --no-install-recommends \
+	      containerd runc containernetworking-plugins; }
 
 actionlint:  ## the GitHub workflow checker, built from its Go module like the assets (once)
 	$(PY) -m tests.controlplane.assets build actionlint >/dev/null
@@ -41,11 +48,11 @@ typecheck: install
 unit: install
 	$(BIN)/pytest -m "not integration" -q
 
-integration: install assets browser
+integration: install assets browser node
 	$(BIN)/pytest -m integration -q
 
 # The README's test command: all set-up, then lint, types and every test.
-test: install assets browser lint typecheck
+test: install assets browser node lint typecheck
 	$(BIN)/pytest -q
 
 demo: install assets

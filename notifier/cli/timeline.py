@@ -5,7 +5,8 @@ yaml`` output; ``FILE@TIME``, ``TIME`` an offset such as ``15m`` or an RFC
 3339 time) through the rules as the service would, with a clock that jumps
 from one due time to the next, and prints the timeline: what was told and
 when, what became pending (``for:``) and when it would fire, what was
-cancelled, flapping, escalated, reminded and resolved. A file with several
+cancelled, flapping, escalated, reminded and resolved, and when an incident
+began recovering, was in trouble again, and ended. A file with several
 documents (or a ``kind: List``) gives one state per object, ``--every``
 apart. After the last state the clock runs ``--until`` longer.
 """
@@ -29,6 +30,7 @@ from notifier.objects import KubeObject, key_of, kind_of, timestamp
 from notifier.origin import Origin
 from notifier.rules.durations import parse_duration
 from notifier.rules.engine import RulesEngine
+from notifier.rules.resolving import Firing, ObjectId
 from notifier.rules.ruleset import Ruleset
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
@@ -82,8 +84,9 @@ def _objects(path: Path, known: Kinds) -> Iterator[KubeObject]:
 
 def play(ruleset: Ruleset, states: Sequence[State], until: float, out: TextIO) -> None:
     start = states[0].at
-    engine = RulesEngine(lambda: ruleset, clock=lambda: start)
-    timeline = _Timeline(ruleset, start, out)
+    incidents = _Incidents()
+    engine = RulesEngine(lambda: ruleset, clock=lambda: start, firings=incidents)
+    timeline = _Timeline(ruleset, start, out, incidents)
     last: dict[tuple[str, str], KubeObject] = {}
     for state in sorted(states, key=lambda s: s.at):
         timeline.run_clock(engine, state.at)
@@ -97,9 +100,36 @@ def play(ruleset: Ruleset, states: Sequence[State], until: float, out: TextIO) -
     timeline.run_clock(engine, states[-1].at + until)
 
 
+class _Incidents:
+    """The rules' incidents as they change: recovering, in trouble again, over (a ``Firings``
+    store that keeps nothing, only says what it was told since it was last read)."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[Firing, bool]] = []  # (the incident, over?)
+        self._recovering: dict[tuple[str, ObjectId], float | None] = {}
+
+    def all_firing(self) -> list[Firing]:
+        return []
+
+    def fire(self, firing: Firing) -> None:
+        where = (firing.rule, firing.object_id)
+        if self._recovering.get(where) != firing.recovering_since:
+            self.changes.append((firing, False))
+        self._recovering[where] = firing.recovering_since
+
+    def resolve(self, firing: Firing) -> None:
+        self._recovering.pop((firing.rule, firing.object_id), None)
+        self.changes.append((firing, True))
+
+    def read(self) -> list[tuple[Firing, bool]]:
+        changes, self.changes = self.changes, []
+        return changes
+
+
 class _Timeline:
-    def __init__(self, ruleset: Ruleset, start: float, out: TextIO) -> None:
+    def __init__(self, ruleset: Ruleset, start: float, out: TextIO, incidents: _Incidents) -> None:
         self._rules = {rule.name: rule for rule in ruleset.rules}
+        self._incidents = incidents
         self._start = start
         self._out = out
         self._firing: set[tuple[str, str]] = set()  # (rule, object key)
@@ -113,6 +143,8 @@ class _Timeline:
             released = engine.tick(due)
             engine.forget(released)
             for line in self._told_by_clock(released.notifications):
+                self._say(due, line)
+            for line in self._incident_lines():
                 self._say(due, line)
 
     def transition(self, at: float, transition: Transition | None, engine: RulesEngine) -> None:
@@ -132,11 +164,26 @@ class _Timeline:
                 self._flapping.add((rule, key))
             self._mark(rule, key, firing=verb == "tells")
             self._say(at, f"  {verb}: {rule} -> {', '.join(sinks)}")
+        for line in self._incident_lines():
+            self._say(at, "  " + line)
+
+    def _incident_lines(self) -> Iterator[str]:
+        """What the incidents did since last asked (an end a resolution told is not said
+        twice)."""
+        for firing, over in self._incidents.read():
+            rule = self._rules.get(firing.rule)
+            if over and (rule is None or not rule.send_resolved):
+                yield f"incident over: {firing.rule} (nothing to tell: no send_resolved)"
+            elif not over and firing.due_at is not None:
+                ends = self._clock(firing.due_at)
+                yield f"recovering: {firing.rule} (incident over at {ends} if it stays so)"
+            elif not over:
+                yield f"in trouble again: {firing.rule} (the same incident)"
 
     def _why(self, rule: str, reason: str, at: float) -> str:
         if reason.startswith("pending:"):
-            hold = self._rules[rule].hold_for or 0.0
-            return f"pending: {rule} (fires at {self._clock(at + hold)} if it stays)"
+            left = _left(reason, self._rules[rule].hold_for or 0.0)
+            return f"pending: {rule} (fires at {self._clock(at + left)} if it stays)"
         if reason == "pending_cancelled":
             return f"cancelled: {rule} (left before its for:)"
         if reason.startswith("flapping:"):
@@ -175,3 +222,10 @@ def _by_rule(notifications: list[Notification]) -> dict[tuple[str, str, bool], l
     for told in notifications:
         grouped.setdefault((told.rule, told.ordering_key, told.resolves), []).append(told.sink)
     return grouped
+
+
+def _left(reason: str, hold: float) -> float:
+    """How long a timer waits, from its reason ("pending: tells in 5m if it stays"): less than
+    ``hold`` when it goes on from a stay a blip cut (``rules/stays.py``)."""
+    wait = reason.removeprefix("pending: tells in ").split(" ")[0]
+    return hold if wait == format_duration(hold) else parse_duration(wait)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from notifier.delivery.envelope import Envelope
 from notifier.delivery.failures import RecentFailures
 from notifier.delivery.keyed_queue import KeyedQueue
-from notifier.delivery.ledger import SendLedger
+from notifier.delivery.ledger import DETAIL_CHARS, SendLedger
 from notifier.delivery.metrics import (
     DEAD_LETTERED,
     FAILED,
@@ -118,7 +118,7 @@ class Attempts:
         SENT.labels(*self._labels).inc()
         LATENCY.labels(*self._labels).observe(max(0.0, self._age(envelope)))
         note = envelope.notification
-        self._ledger.delivered(note.id, self._sink.name, envelope.attempts)
+        self._ledger.delivered(note.id, self._sink.name, envelope.attempts, likely_cause(envelope))
         log.debug(
             "sink %s: delivered %s (rule %s, %s)",
             self._sink.name,
@@ -152,7 +152,9 @@ class Attempts:
             return
         RETRIED.labels(*self._labels).inc()
         note = envelope.notification
-        self._ledger.retrying(note.id, self._sink.name, envelope.attempts, str(err))
+        self._ledger.retrying(
+            note.id, self._sink.name, envelope.attempts, str(err), likely_cause(envelope)
+        )
         log.info(
             "sink %s: attempt %d of %s failed (%s); retrying in %.2fs",
             self._sink.name,
@@ -170,7 +172,9 @@ class Attempts:
             self._outbox.dead_letter(envelope.seq, envelope.notification, failure)
         DEAD_LETTERED.labels(*self._labels, failure.reason).inc()
         note = envelope.notification
-        self._ledger.dead_lettered(note.id, self._sink.name, failure.attempts, _why(failure))
+        self._ledger.dead_lettered(
+            note.id, self._sink.name, failure.attempts, _why(failure), likely_cause(envelope)
+        )
         log.warning(
             "sink %s: gave up on notification %s (rule %s, %s) after %d attempts: %s (%s)",
             self._sink.name,
@@ -185,6 +189,13 @@ class Attempts:
 
     def _age(self, envelope: Envelope) -> float:
         return self._clocks.wall() - envelope.notification.observed_at
+
+
+def likely_cause(envelope: Envelope) -> str:
+    """``enrich: [changes]``'s likely cause in what was sent ("" when none was asked)."""
+    context = envelope.sending.facts.get("context") if envelope.sending else None
+    found = context.get("changes") if isinstance(context, dict) else None
+    return str(found.get("likely_cause", ""))[:DETAIL_CHARS] if isinstance(found, dict) else ""
 
 
 def _why(failure: Failure) -> str:

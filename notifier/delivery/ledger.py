@@ -27,6 +27,7 @@ class SendRecord:
     at: float  # wall clock, when it got there
     attempts: int = 0
     detail: str = ""  # retrying: the last error; dead-lettered: why it was given up on
+    cause: str = ""  # enrich: [changes]'s likely cause, once enrichment attached it
 
 
 class SendLedger:
@@ -41,16 +42,21 @@ class SendLedger:
             while len(self._records) > self._kept:
                 self._records.popitem(last=False)
 
-    def retrying(self, notification_id: str, sink: str, attempts: int, error: str) -> None:
+    def retrying(
+        self, notification_id: str, sink: str, attempts: int, error: str, cause: str = ""
+    ) -> None:
         self._note(notification_id, sink, SendRecord(RETRYING, self._clock(), attempts,
-                                                     error[:DETAIL_CHARS]))  # fmt: skip
+                                                     error[:DETAIL_CHARS], cause))  # fmt: skip
 
-    def delivered(self, notification_id: str, sink: str, attempts: int) -> None:
-        self._note(notification_id, sink, SendRecord(DELIVERED, self._clock(), attempts))
+    def delivered(self, notification_id: str, sink: str, attempts: int, cause: str = "") -> None:
+        self._note(notification_id, sink, SendRecord(DELIVERED, self._clock(), attempts,
+                                                     cause=cause))  # fmt: skip
 
-    def dead_lettered(self, notification_id: str, sink: str, attempts: int, why: str) -> None:
+    def dead_lettered(
+        self, notification_id: str, sink: str, attempts: int, why: str, cause: str = ""
+    ) -> None:
         self._note(notification_id, sink, SendRecord(DEAD_LETTERED, self._clock(), attempts,
-                                                     why[:DETAIL_CHARS]))  # fmt: skip
+                                                     why[:DETAIL_CHARS], cause))  # fmt: skip
 
     def record(self, notification_id: str, sink: str) -> SendRecord | None:
         """Its latest record; None when it was never handed over here, or is forgotten."""

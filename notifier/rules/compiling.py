@@ -104,6 +104,11 @@ class _Compiler:
                 "'flapping' counts entries into the rule's 'to:' states: a notify rule with 'to:'"
             )
             self._problems.add((*path, "flapping"), message)
+        if spec.fold_into is not None and (
+            spec.action is Action.DROP or not (spec.match.to or spec.send_resolved)
+        ):
+            message = "'fold_into' folds incidents: a notify rule with 'to:' or send_resolved"
+            self._problems.add((*path, "fold_into"), message)
         noise = self._noise(spec)
         if spec.thread_by == "group" and not noise.grouped:
             message = "thread_by: group needs group_by (on the rule or in defaults)"
@@ -133,6 +138,7 @@ class _Compiler:
             flapping=_flap_policy(spec),
             escalate=self._escalation(spec, path),
             remind_every=_reminders(spec, noise),
+            fold_into_owner=spec.fold_into == "owner",
         )
 
     def default_route(self) -> CompiledRule | None:

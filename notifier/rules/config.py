@@ -120,6 +120,9 @@ class RuleSpec(_Spec):
     # "object": one Slack thread per object and rule: repeats and the resolution reply in it;
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None
+    # "owner": the objects of one owner (a Deployment's Pods, a Job and its Pods) are one
+    # incident, told once and resolved once (rules/folding.py)
+    fold_into: Literal["owner"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
     enrich: list[ContextPart] = Field(default_factory=list)
     # Labels for receivers that route by labels (Alertmanager), beside the ones every alert has.

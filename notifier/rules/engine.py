@@ -33,10 +33,11 @@ from notifier.rules.counting import count_evaluation, count_message
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import held_context, resolution_context, single_context
+from notifier.rules.folding import Folding
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
-from notifier.rules.matched import Matched, render_digest, rule_context
+from notifier.rules.matched import Matched, incident_context, render_digest
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
@@ -84,6 +85,7 @@ class RulesEngine:
         self._noise: NoiseControl[Matched] = NoiseControl()
         self._holding = holding or NoHolding()
         self._resolver = Resolver(firings)
+        self._folding = Folding(self._resolver)
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
@@ -116,7 +118,7 @@ class RulesEngine:
             decision.notifications.extend(told)
         for rule in evaluation.routes:
             if rule.sinks:
-                pending = Matched(rule, transition, rule_context(base, rule.name, transition))
+                pending = Matched(rule, transition, incident_context(base, rule, transition))
                 decision.notifications.extend(self._offer(pending, now, decision))
         return decision
 
@@ -141,10 +143,13 @@ class RulesEngine:
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
-        context = resolution_context(rule_context(base, rule.name, transition), firing.states)
+        told = self._folding.ending(rule, firing)  # fold_into: owner: the last one's end
+        if told is None:
+            return []
+        context = resolution_context(incident_context(base, rule, transition), told.states)
         count_message("resolved")
-        sinks = tuple(dict.fromkeys((*rule.sinks, *firing.escalated)))
-        facts = neutral_facts(rule, context, fired_at=firing.fired_at)
+        sinks = tuple(dict.fromkeys((*rule.sinks, *told.escalated)))
+        facts = neutral_facts(rule, context, fired_at=told.fired_at)
         return for_transition(
             rule.name, sinks, transition, facts, now, status="resolved",
             thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
@@ -186,7 +191,7 @@ class RulesEngine:
         if not self._quieted(ruleset, probe, Evaluation((rule,)), decision).routes:
             return []
         base = held_context(self._context(ruleset, transition), timer.since, now)
-        context = rule_context(base, rule.name, transition)
+        context = incident_context(base, rule, transition)
         if timer.step != FOR_STEP:
             return tell_again(rule, replace(timer, transition=transition), context, now)
         return self._offer(Matched(rule, transition, context), now, decision)
@@ -219,7 +224,7 @@ class RulesEngine:
                 restored = joined(restored, Released(tokens=(member.token,)))
                 continue
             transition = replace(member.transition, origin=Origin.CATCH_UP)
-            context = rule_context(self._context(ruleset, transition), rule.name, transition)
+            context = incident_context(self._context(ruleset, transition), rule, transition)
             pending = Matched(rule, transition, context)
             restored = joined(restored, self._readmit(pending, member))
         if held:
@@ -245,7 +250,7 @@ class RulesEngine:
 
     def _offer(self, pending: Matched, now: float, decision: Decision) -> list[Notification]:
         rule, token = pending.rule, next(self._tokens)
-        if self._folds(pending, decision):
+        if self._folds(pending, decision, now):
             return []
         admission = self._admit(pending, now, token)
         if admission.release is not None or admission.held:
@@ -257,13 +262,13 @@ class RulesEngine:
             decision.suppressed.append((rule.name, admission.suppressed.value))
         return [] if admission.release is None else self._render(admission.release, now)
 
-    def _folds(self, pending: Matched, decision: Decision) -> bool:
-        """Part of the rule's open incident about the object: told no more (said why)."""
-        folded = self._resolver.folds(pending.rule.name, pending.transition, pending.rule.to)
-        if folded is not None:
+    def _folds(self, pending: Matched, decision: Decision, now: float) -> bool:
+        """Part of the rule's open incident (or its owner's: ``fold_into``): told no more."""
+        reason = self._folding.folds(pending.rule, pending.transition, now)
+        if reason is not None:
             metrics.count_suppressed(SuppressReason.INCIDENT)
-            decision.suppressed.append((pending.rule.name, f"incident: {folded.worst}"))
-        return folded is not None
+            decision.suppressed.append((pending.rule.name, reason))
+        return reason is not None
 
     def _readmit(self, pending: Matched, member: Held) -> Released:
         admission = self._admit(pending, member.held_at, member.token)

@@ -9,6 +9,7 @@ from typing import Any
 from notifier.notifications import Notification
 from notifier.rules.counting import count_message
 from notifier.rules.facts import digest_context
+from notifier.rules.folding import incident_fingerprint
 from notifier.rules.group_keys import thread_for
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Release
@@ -28,6 +29,13 @@ class Matched:
 
 def rule_context(base: dict[str, Any], rule: str, transition: Transition) -> dict[str, Any]:
     return {**base, "rule": rule, "fingerprint": fingerprint(rule, transition)}
+
+
+def incident_context(
+    base: dict[str, Any], rule: CompiledRule, transition: Transition
+) -> dict[str, Any]:
+    """``base`` as ``rule`` tells it: its name, its incident's fingerprint (``fold_into``)."""
+    return {**base, "rule": rule.name, "fingerprint": incident_fingerprint(rule, transition)}
 
 
 def render_digest(release: Release[Matched], now: float) -> list[Notification]:

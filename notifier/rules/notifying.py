@@ -71,7 +71,7 @@ def for_transition(
             thread_key=thread_key,
             resolves=status == "resolved",
             context=context,
-            fingerprint=fingerprint(rule, transition),
+            fingerprint=str(facts.get("fingerprint") or fingerprint(rule, transition)),
             closes_thread=closes_thread and status == "resolved",
         )
         for sink in sinks

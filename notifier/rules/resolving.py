@@ -134,6 +134,11 @@ class Resolver:
         with self._lock:
             return frozenset(self._open.get(_object_of(transition), {}))
 
+    def firings_of(self, rule: str) -> list[Firing]:
+        """``rule``'s open incidents, about every object (frozen values)."""
+        with self._lock:
+            return [firing for open_ in self._open.values() if (firing := open_.get(rule))]
+
     def folds(self, rule: str, transition: Transition, wanted: frozenset[str]) -> Firing | None:
         """``transition``, matched by ``rule`` (``to:`` ``wanted``), is part of the rule's open
         incident and no worse than it (``escalates``): kept in it, and returned."""

@@ -65,6 +65,7 @@ class CompiledRule:
     flapping: FlapPolicy | None = None
     escalate: tuple[Escalation, ...] = ()  # more sinks while it is still firing
     remind_every: float | None = None  # reminders while it is still firing
+    fold_into_owner: bool = False  # ``fold_into: owner``: one incident per owner (rules/folding)
 
     @property
     def waits(self) -> bool:

@@ -69,8 +69,11 @@ class TimeKeeper:
     ) -> None:
         for rule in routes:
             since = entered(rule, transition)
-            if rule.waits and self._timers.start(rule, transition, since, FOR_STEP):
-                wait = format_duration(rule.hold_for or 0.0)
+            timer = self._timers.start(rule, transition, since, FOR_STEP) if rule.waits else None
+            if timer is not None:
+                hold = rule.hold_for or 0.0
+                left = hold if timer.since >= since else timer.since + hold - transition.observed_at
+                wait = format_duration(max(left, 0.0))
                 decision.suppressed.append((rule.name, f"pending: tells in {wait} if it stays"))
 
     def _timers_ended(

@@ -7,6 +7,12 @@ the rule's ``to:`` states; leaving all of them first cancels it quietly
 (``suppressed{reason="pending_cancelled"}``). Moving from one of the rule's
 states to another keeps the timer and its ``since``. A timer that fired stays
 (``fired``) until the object leaves, so the object is told once per stay.
+A stay is measured across the blips of one trouble: a timer that has not
+fired, cancelled by the object leaving, is remembered for the rule's
+recovery window (``rules/stays.py``); back in the rule's states within it,
+the object's new timer keeps the first ``since`` (a crash loop's 2 s in
+Running between back-offs does not restart a ``for: 15m``), and fires at
+once if that time has passed.
 ``since`` is when the object entered the state: by its own timestamp where
 its kind keeps one (``KindSpec.entered_at``), else when the worker saw it.
 The same timers serve a rule's ``escalate`` steps (``step`` 1, 2, ...) and
@@ -37,6 +43,7 @@ from typing import Protocol
 from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.metrics import PENDING_TIMERS
 from notifier.rules.ruleset import CompiledRule
+from notifier.rules.stays import StayKey, Stays
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
@@ -55,6 +62,7 @@ class Timer:
     fired: bool = False
     step: int = FOR_STEP
     told: int = 0  # reminders told so far
+    grace: float = 0.0  # ``for:``: the rule's recovery window (how long a blip may last)
 
     @property
     def object_id(self) -> ObjectId:
@@ -82,9 +90,12 @@ class Timer:
         return (held and self.step != FOR_STEP) or not self.wanted.isdisjoint(transition.new_states)
 
     def holds_for_rule(self, rule: CompiledRule) -> bool:
-        """Whether ``rule`` (after a reload) still has it and names a state the object is in."""
+        """Whether ``rule`` (after a reload) still has it and, for ``for:``, names a state the
+        object is in (an escalation step or a reminder is held by the rule's incident, which
+        the object may be cycling inside: its latest state need not be one of the rule's)."""
         due = self.due_under(rule)
-        return due is not None and not rule.to.isdisjoint(self.transition.new_states)
+        named = self.step != FOR_STEP or not rule.to.isdisjoint(self.transition.new_states)
+        return due is not None and named
 
     def followed(self, transition: Transition) -> Timer:
         """The timer after ``transition``, which keeps the object in its states."""
@@ -120,25 +131,34 @@ class Timers:
         self._heap: list[tuple[float, float, str, int, Kind, ObjectKey]] = []
         self._rules: Mapping[str, CompiledRule] | None = None
         self._pending = 0  # ``for:`` timers not fired yet
+        self._stays = Stays()  # ``for:`` stays cut by a blip, resumed if it is back in time
         for timer in self._store.all_timers():
             self._by_object.setdefault(timer.object_id, {})[timer.name] = timer
             self._pending += timer.step == FOR_STEP and not timer.fired
         self._count(0)
 
-    def start(self, rule: CompiledRule, transition: Transition, since: float, step: int) -> bool:
-        """Time ``rule``'s ``step`` for ``transition``'s object, in its states from ``since``.
+    def start(
+        self, rule: CompiledRule, transition: Transition, since: float, step: int
+    ) -> Timer | None:
+        """Time ``rule``'s ``step`` for ``transition``'s object, in its states from ``since``
+        (for ``for:``, from the stay it is back in after a blip): the timer started.
 
-        False if that timer already runs (or has fired) for the object."""
+        None if that timer already runs (or has fired) for the object."""
         entering = replace(transition, changes=(), signals=frozenset())
-        timer = Timer(rule.name, entering, rule.to, since, step=step)
+        grace = rule.noise.recovery_window
+        timer = Timer(rule.name, entering, rule.to, since, step=step, grace=grace)
+        if timer.name in self._by_object.get(timer.object_id, {}):
+            return None
+        if step == FOR_STEP:
+            timer = replace(timer, since=self._stays.since(_stay(timer), since))
         due = timer.due_under(rule)
-        if due is None or timer.name in self._by_object.get(timer.object_id, {}):
-            return False
+        if due is None:
+            return None
         self._by_object.setdefault(timer.object_id, {})[timer.name] = timer
         self._push(timer, due)
         self._store.save(timer)
         self._count(step == FOR_STEP)
-        return True
+        return timer
 
     def observe(self, transition: Transition, held: frozenset[str] = frozenset()) -> list[Timer]:
         """Follow ``transition`` in its object's timers; those it ends, fired or not. ``held``:
@@ -146,7 +166,7 @@ class Timers:
         timers = self._by_object.get((transition.kind, transition.key))
         if not timers:
             return []
-        ended = []
+        ended, gone = [], transition.event is EventType.DELETED
         for name, timer in list(timers.items()):
             if timer.holds_in(transition, timer.rule in held):
                 if not timer.fired:
@@ -156,6 +176,8 @@ class Timers:
             del timers[name]
             self._store.drop(timer)
             ended.append(timer)
+            if timer.step == FOR_STEP and not timer.fired and not gone:
+                self._stays.left(_stay(timer), timer.since, transition.observed_at, timer.grace)
         if not timers:
             del self._by_object[(transition.kind, transition.key)]
         self._count(-sum(t.step == FOR_STEP and not t.fired for t in ended))
@@ -180,6 +202,7 @@ class Timers:
         timed again), in memory; ``fired`` them once what they told is submitted."""
         if rules is not self._rules:
             self._rebuild(rules)
+        self._stays.forget(now)
         found = []
         while self._heap and self._heap[0][0] <= now:
             _, since, name, step, kind, key = heapq.heappop(self._heap)
@@ -247,7 +270,7 @@ class Timers:
                     self._store.drop(timer)
                     self._count(-(timer.step == FOR_STEP and not timer.fired))
                     continue
-                timers[name] = replace(timer, wanted=rule.to)
+                timers[name] = replace(timer, wanted=rule.to, grace=rule.noise.recovery_window)
                 if not timer.fired:
                     self._push(timer, due)
             if not timers:
@@ -260,3 +283,7 @@ class Timers:
     def _count(self, change: int) -> None:
         self._pending += change
         PENDING_TIMERS.set(self._pending)
+
+
+def _stay(timer: Timer) -> StayKey:
+    return (timer.rule, *timer.object_id)

@@ -143,7 +143,9 @@ class _SendStates:
         record = self._ledger.record(told.notification_id, told.sink)
         if record is None:
             return SendState(told.sink, "unknown")
-        return SendState(told.sink, record.state, record.detail, record.attempts, record.at)
+        return SendState(
+            told.sink, record.state, record.detail, record.attempts, record.at, record.cause
+        )
 
 
 def _writes(sources: PageSources) -> Writes:

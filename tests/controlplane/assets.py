@@ -37,7 +37,13 @@ ACTIONLINT_VERSION = "1.7.12"  # checks .github/workflows in `make lint`
 
 HELM_K8S_MINOR = "36"  # the client-go minor helm v3.21.4 is built on (its go.mod: v0.36.2)
 
-K8S_COMMANDS = ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
+K8S_COMMANDS = (
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kubectl",
+    "kubelet",  # the real node's (tests/controlplane/node.py)
+)
 ALL_ASSETS = (*K8S_COMMANDS, "etcd", "kwok", "helm", "alertmanager", "actionlint")
 STAGES_DIR = "kwok-stages"
 # Cached under a name that says how it was built, so a cache holding an older build

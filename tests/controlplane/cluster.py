@@ -114,6 +114,9 @@ class ControlPlane:
             "--max-mutating-requests-inflight=500",
             # kwok's fake kubelets serve pods/log on 127.0.0.1; node names do not resolve.
             "--kubelet-preferred-address-types=InternalIP",
+            # A real node's kubelet (tests/controlplane/node.py) takes the test CA's clients.
+            f"--kubelet-client-certificate={pki.admin_cert}",
+            f"--kubelet-client-key={pki.admin_key}",
             "--v=0",
         ]
 
@@ -206,8 +209,14 @@ class ControlPlane:
         return revision
 
     # -- tier 2 ----------------------------------------------------------
-    def start_full_tier(self, nodes: int = 2) -> None:
-        """Controller-manager, scheduler and kwok with ``nodes`` fake nodes."""
+    def start_full_tier(
+        self, nodes: int = 2, *, kwok: bool = True, controller_args: tuple[str, ...] = ()
+    ) -> None:
+        """Controller-manager, scheduler and kwok with ``nodes`` fake nodes.
+
+        ``kwok=False``: no kwok (a real node's tests); ``controller_args``: added to the
+        controller-manager's.
+        """
         if self.extras:
             return
         kcfg = str(self.kubeconfig)
@@ -230,6 +239,7 @@ class ControlPlane:
             "--concurrent-replicaset-syncs=10",
             "--kube-api-qps=200",
             "--kube-api-burst=400",
+            *controller_args,
         ]
         common[-1] = f"--secure-port={free_port()}"
         scheduler = [
@@ -239,7 +249,7 @@ class ControlPlane:
             "--kube-api-burst=400",
         ]
         kubelet_port = free_port()  # kwok's kubelet API: pods/log is proxied here
-        kwok = [
+        kwok_argv = [
             str(assets.require("kwok")),
             f"--kubeconfig={kcfg}",
             "--manage-all-nodes=false",
@@ -256,11 +266,8 @@ class ControlPlane:
             *(f"--config={stage}" for stage in self._stage_files()),
             f"--config={self._container_logs_config()}",
         ]
-        for name, argv in (
-            ("kube-controller-manager", kcm),
-            ("kube-scheduler", scheduler),
-            ("kwok", kwok),
-        ):
+        started = [("kube-controller-manager", kcm), ("kube-scheduler", scheduler)]
+        for name, argv in started + ([("kwok", kwok_argv)] if kwok else []):
             proc = Process(name, argv, self.run_dir)
             proc.start()
             self.extras.append(proc)

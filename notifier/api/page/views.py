@@ -78,6 +78,7 @@ class SendState:
     detail: str = ""
     attempts: int = 0
     at: float = 0.0  # when it got there (0: unknown)
+    cause: str = ""  # enrich: [changes]'s likely cause, as it was sent
 
 
 class SendStateView(Protocol):

@@ -52,8 +52,12 @@ def outcome(record: DecisionRecord, sent: Sent) -> str:
 
 def reasons(record: DecisionRecord, sent: Sent) -> list[str]:
     """Every reason, in words, for the detail line."""
-    said = [f"rule {rule} to {sink}: {told(sent(Told(sink, note_id)))}"
-            for note_id, rule, sink in record.told]  # fmt: skip
+    said = []
+    for note_id, rule, sink in record.told:
+        state = sent(Told(sink, note_id))
+        said.append(f"rule {rule} to {sink}: {told(state)}")
+        cause = f"likely cause: {state.cause}"
+        said += [cause] if state.cause and cause not in said else []
     for rule, reason in record.suppressed:
         words = _REASONS.get(reason, reason)
         said.append(f"rule {rule}: {words}" if rule else words)

@@ -114,3 +114,19 @@ def test_the_ring_keeps_no_large_value_of_an_object() -> None:
     log.record(transition, Decision(matched=()))
     [kept] = log.search("", 0, 1).items[0].first_changes
     assert len(kept.old or "") <= 201 and len(kept.new or "") <= 201  # the ellipsis
+
+
+def test_why_not_says_the_likely_cause_it_was_sent_with_once() -> None:
+    log = DecisionLog()
+    told_twice = [notification("hook"), notification("pager")]
+    log.record(crashloop(), Decision(matched=("pod-crash",), notifications=told_twice))
+    (told,) = log.search("", 0, 1).items
+    cause = "rollout of Deployment/web to revision 2, 40s before, by kubectl"
+    states = {
+        sink: SendState(sink, "delivered", attempts=1, cause=cause) for sink in ("hook", "pager")
+    }
+    assert reasons(told, _as(states)) == [
+        "rule pod-crash to hook: delivered",
+        f"likely cause: {cause}",
+        "rule pod-crash to pager: delivered",
+    ]

@@ -34,8 +34,9 @@ def test_twenty_thousand_bad_rules_print_fifty_errors_and_the_count(cli: Cli, wr
     assert lines[1] == (
         f"{path}:3:26: rules[0].unknown_key: unknown key 'unknown_key'; expected one of: "
         "action, continue, dedup_window, description, digest_template, enrich, escalate, "
-        "flapping, group_by, group_interval, group_wait, honor_opt_out, labels, match, mute, "
-        "name, recovery_window, repeat_interval, send_resolved, sinks, template, thread_by, until"
+        "flapping, fold_into, group_by, group_interval, group_wait, honor_opt_out, labels, match, "
+        "mute, name, recovery_window, repeat_interval, send_resolved, sinks, template, thread_by, "
+        "until"
     )
     assert lines[50].startswith(f"{path}:52:26: rules[49].unknown_key")
     assert lines[51:] == ["... and 19,950 more"]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from notifier.delivery import Delivery
 from notifier.delivery.ledger import SendLedger, SendRecord
+from notifier.notifications import ContextRequest, Notification
 from tests.support.webhook_server import WebhookServer
 from tests.unit.delivery.harness import eventually, started, unique, webhook_target
 from tests.unit.sinks.factories import notification
@@ -42,6 +45,35 @@ def test_submitted_is_queued_and_past_its_bound_the_oldest_is_forgotten() -> Non
     record = _record(ledger, "b", "hook")
     assert (record.state, record.attempts, record.at, len(record.detail)) == (
         "dead-lettered", 2, 5.0, 300)  # fmt: skip
+
+
+class _Changes:
+    """An enricher that attaches a likely cause, as ``enrich: [changes]`` does."""
+
+    def prefetch(self, request: ContextRequest) -> None:
+        pass
+
+    def enriched(self, note: Notification) -> Notification:
+        changes = {"likely_cause": f"rollout of {note.ordering_key}", "lines": []}
+        return dataclasses.replace(note, facts={**note.facts, "context": {"changes": changes}})
+
+
+def test_the_likely_cause_it_was_sent_with_is_kept_beside_its_state(
+    server: WebhookServer, stoppers: list[Delivery]
+) -> None:
+    name = unique("cause")
+    delivery = Delivery([webhook_target(server.url, name)], outbox=None)
+    delivery.enrich_with(_Changes())
+    started(stoppers, delivery)
+    asked = ContextRequest(("changes",), "Pod", "default", "web-1", uid="u1", resource_version="7")
+    note = dataclasses.replace(notification(name), context=asked)
+    plain = notification(name, key="Pod/default/web-2")
+    delivery.submit(note)
+    delivery.submit(plain)
+    eventually(lambda: _state(delivery.ledger, note.id, name) == "delivered")
+    eventually(lambda: _state(delivery.ledger, plain.id, name) == "delivered")
+    assert _record(delivery.ledger, note.id, name).cause == f"rollout of {note.ordering_key}"
+    assert _record(delivery.ledger, plain.id, name).cause == ""
 
 
 def _record(ledger: SendLedger, note_id: str, sink: str) -> SendRecord:

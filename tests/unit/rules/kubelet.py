@@ -30,11 +30,12 @@ def pod(
     name: str,
     *,
     restart_policy: str = "Always",
-    owner: tuple[str, str] = ("ReplicaSet", "web-7d4b9c6f5d"),
+    owner: tuple[str, str] | None = ("ReplicaSet", "web-7d4b9c6f5d"),
 ) -> dict[str, Any]:
-    """A Pod just scheduled: Pending, no status from the kubelet yet."""
-    kind, owner_name = owner
-    return {
+    """A Pod just scheduled: Pending, no status from the kubelet yet (``owner`` None: made
+    by no controller)."""
+    kind, owner_name = owner or ("", "")
+    made: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -61,6 +62,9 @@ def pod(
         },
         "status": {"phase": "Pending", "conditions": [{"type": "PodScheduled", "status": "True"}]},
     }
+    if owner is None:
+        del made["metadata"]["ownerReferences"]
+    return made
 
 
 def with_status(base: dict[str, Any], version: int, **status: Any) -> dict[str, Any]:
@@ -107,10 +111,11 @@ def crash_loop(
     back_offs: tuple[float, ...] = BACK_OFFS,
     *,
     recovers: bool = False,
+    owner: tuple[str, str] | None = ("ReplicaSet", "web-7d4b9c6f5d"),
 ) -> list[Step]:
     """A container that ends ``RUNS_FOR`` after each start, through these back-offs; with
     ``recovers``, it then keeps running."""
-    base, at, version = pod(name), 0.0, 2
+    base, at, version = pod(name, owner=owner), 0.0, 2
     creating = container({"waiting": {"reason": "ContainerCreating"}})
     steps: list[Step] = [(at, with_status(base, version, phase="Pending", conditions=_STARTING,
                                           containerStatuses=[creating]))]  # fmt: skip
@@ -288,3 +293,18 @@ def deployment_stuck_twice() -> list[Step]:
     again["metadata"]["resourceVersion"] = "6"
     return [(0.0, deployment(1)), (0.05, _rolling(2, "NewReplicaSetCreated")), (0.1, _rolling(3)),
             (600.0, stuck), (900.0, _rolling(5)), (1500.0, again)]  # fmt: skip
+
+
+def job_failing(name: str = "nightly", at: float = 8.0) -> list[Step]:
+    """The Job whose Pods fail: running, then Failed (BackoffLimitExceeded) at ``at``."""
+    base: dict[str, Any] = {
+        "apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": name, "namespace": "shop", "uid": f"uid-{name}",
+                     "resourceVersion": "1", "creationTimestamp": CREATED},
+        "spec": {"backoffLimit": 1, "template": {"spec": {"containers": [
+            {"name": "app", "image": "registry.example/app:1"}]}}},
+        "status": {"active": 1},
+    }  # fmt: skip
+    failed = with_status(base, 2, failed=2, conditions=[
+        {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}])  # fmt: skip
+    return [(0.0, base), (at, failed)]

@@ -25,7 +25,7 @@ def _write(tmp_path: Path, name: str, data: object) -> Path:
 
 def test_check_accepts_the_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rules", "check", str(EXAMPLE)]) == 0
-    assert "OK: 14 rules, 3 sinks (2 enabled)" in capsys.readouterr().out
+    assert "OK: 16 rules, 3 sinks (2 enabled)" in capsys.readouterr().out
 
 
 def test_check_says_what_rbac_the_enrich_parts_need(

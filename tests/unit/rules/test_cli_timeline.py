@@ -47,7 +47,47 @@ def test_pending_fires_escalates_reminds_and_resolves(
         "+1h17m  reminds: stuck -> chat",
         "+2h17m  reminds: stuck -> chat",
         "+3h  StatefulSet shop/db: Progressing, Unavailable -> Available, Complete",
+        "+3h    recovering: stuck (incident over at +3h1m if it stays so)",
         "+3h1m  resolved: stuck -> chat, pager",  # recovered for the recovery window
+    ]
+
+
+def _config_with(tmp_path: Path, **rule: Any) -> Path:
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(dict(CONFIG, rules=[{**RULE, **rule}])))
+    return config
+
+
+def test_trouble_back_within_the_window_is_the_same_incident(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config_with(tmp_path, recovery_window="10m")
+    states = [f"{COMPLETE}@0s", f"{ROLLING}@2m", f"{BACK}@30m", f"{ROLLING}@35m", f"{BACK}@50m"]
+    assert main(["rules", "timeline", str(config), *states, "--until", "1h"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert lines[4:] == [
+        "+30m  StatefulSet shop/db: Progressing, Unavailable -> Available, Complete",
+        "+30m    recovering: stuck (incident over at +40m if it stays so)",
+        "+35m  StatefulSet shop/db: Available, Complete -> Progressing, Unavailable",
+        "+35m    pending: stuck (fires at +50m if it stays)",  # told already: folded then
+        "+35m    in trouble again: stuck (the same incident)",
+        "+47m  escalates: stuck -> pager",  # 30m after it was told: the incident held it
+        "+50m  StatefulSet shop/db: Progressing, Unavailable -> Available, Complete",
+        "+50m    recovering: stuck (incident over at +1h if it stays so)",
+        "+1h  resolved: stuck -> chat, pager",
+    ]
+
+
+def test_an_incident_with_nothing_to_resolve_says_when_it_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config_with(tmp_path, send_resolved=False, escalate=[])
+    states = [f"{COMPLETE}@0s", f"{ROLLING}@2m", f"{BACK}@20m"]
+    assert main(["rules", "timeline", str(config), *states, "--until", "1h"]) == 0
+    lines = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert lines[-2:] == [
+        "+20m    recovering: stuck (incident over at +21m if it stays so)",
+        "+21m  incident over: stuck (nothing to tell: no send_resolved)",
     ]
 
 

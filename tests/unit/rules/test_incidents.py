@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +44,16 @@ def _ruleset(name: str) -> Ruleset:
 
 
 def play(
-    ruleset: Ruleset, *sequences: list[kubelet.Step], after: float = 600.0
+    ruleset: Ruleset | Callable[[], Ruleset],
+    *sequences: list[kubelet.Step],
+    after: float = 600.0,
+    each_second: Callable[[float], None] = lambda second: None,
 ) -> list[Notification]:
     """Every notification the sequences make, in time order, and what the clock tells
-    ``after`` the last step."""
-    engine = RulesEngine(lambda: ruleset, clock=lambda: NOW)
+    ``after`` the last step; ``ruleset`` may be asked anew each time (a reload), and
+    ``each_second`` is told each second the clock ticks."""
+    current = ruleset if callable(ruleset) else lambda: ruleset
+    engine = RulesEngine(current, clock=lambda: NOW)
     steps = sorted(
         ((at, index, data) for index, seq in enumerate(sequences) for at, data in seq),
         key=lambda step: (step[0], step[1]),
@@ -56,7 +62,7 @@ def play(
     told: list[Notification] = []
     clock = 0.0
     for at, index, data in steps:
-        told += _ticks(engine, clock, at)
+        told += _ticks(engine, clock, at, each_second)
         clock = at
         new = decode(data)
         for change in detect_all(
@@ -64,13 +70,16 @@ def play(
         ):
             told += engine.process(change, now=NOW + at)
         last[index] = new
-    return told + _ticks(engine, clock, clock + after)
+    return told + _ticks(engine, clock, clock + after, each_second)
 
 
-def _ticks(engine: RulesEngine, start: float, end: float) -> list[Notification]:
+def _ticks(
+    engine: RulesEngine, start: float, end: float, each_second: Callable[[float], None]
+) -> list[Notification]:
     told: list[Notification] = []
     second = float(int(start)) + 1.0
     while second <= end:
+        each_second(second)
         released = engine.tick(NOW + second)
         engine.forget(released)
         told += released.notifications

@@ -1,0 +1,3 @@
+module kube-notifier.test/workload
+
+go 1.22
