@@ -22,13 +22,13 @@ import msgspec
 
 from bench import results
 from notifier.kinds.pod import Pod
-from notifier.objects import Kind, key_of
+from notifier.objects import EventType, Kind, key_of
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import RuleSpec
 from notifier.rules.probing import EvalContext
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Change, EventType, Transition
+from notifier.transitions.model import Change, Transition
 
 TARGET_US = 100.0
 MAX_ITERATIONS = 200_000

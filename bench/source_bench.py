@@ -52,6 +52,7 @@ from typing import Any
 from kubernetes import client, watch
 
 from bench.podgen import recorded_stream
+from notifier.kinds.registry import KINDS
 from notifier.kinds.sharing import freeze_heap
 from notifier.objects import Kind, KubeObject, ObjectKey, key_of
 from notifier.queue import RateLimitingQueue
@@ -165,7 +166,7 @@ class OurPipeline:
         self.queue = RateLimitingQueue[WorkKey]("bench-source")
         self.intake = Intake(self.queue, Known())
         self.reflector = Reflector(
-            list_watch=resource_for(Kind.POD).list_watch(None),
+            list_watch=resource_for(Kind.POD, kinds=KINDS).list_watch(None),
             store=InformerStore(Kind.POD, self.store, self.intake),
             client=self.client,
         )
@@ -184,7 +185,7 @@ class OurPipeline:
 
 def our_stage_rates(stream: Recorded, repeats: int) -> Result:
     """Events/s of decode alone and of decode + trim (drop + intern), best of ``repeats``."""
-    decoder, lines = resource_for(Kind.POD).decoders.event, stream.modified
+    decoder, lines = resource_for(Kind.POD, kinds=KINDS).decoders.event, stream.modified
 
     def decode() -> None:
         for line in lines:
@@ -224,7 +225,7 @@ def our_throughput(stream: Recorded, repeats: int) -> Result:
 
 def our_cache(lines: Sequence[bytes]) -> Store:
     """Only the cache (Store + intern tables): what a cached Pod costs."""
-    decoder, store = resource_for(Kind.POD).decoders.event, Store(Kind.POD)
+    decoder, store = resource_for(Kind.POD, kinds=KINDS).decoders.event, Store(Kind.POD)
     for line in lines:
         store.upsert(trim(decoder.decode(line).object))
     return store
@@ -232,7 +233,7 @@ def our_cache(lines: Sequence[bytes]) -> Store:
 
 def untrimmed_cache(lines: Sequence[bytes]) -> dict[ObjectKey, KubeObject]:
     """msgspec Structs as decoded, without trim's interning: what interning saves."""
-    decoder = resource_for(Kind.POD).decoders.event
+    decoder = resource_for(Kind.POD, kinds=KINDS).decoders.event
     return {key_of(pod): pod for pod in (decoder.decode(line).object for line in lines)}
 
 

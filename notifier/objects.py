@@ -14,10 +14,20 @@ templates, and nobody may mutate what another thread is reading.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any, ClassVar, NewType
 
 import msgspec
 from pydantic_core import core_schema
+
+
+class EventType(StrEnum):
+    """A watch event's type: the delta the source saw, and the transition told of it."""
+
+    ADDED = "added"
+    UPDATED = "updated"
+    DELETED = "deleted"
+
 
 ObjectKey = NewType("ObjectKey", str)
 """``namespace/name`` (``name`` when cluster-scoped), as client-go's MetaNamespaceKeyFunc."""

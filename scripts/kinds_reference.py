@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from notifier.kinds.registry import BUILT_IN, owner_resources
+from notifier.kinds.registry import BUILT_IN, KINDS, owner_resources
 from notifier.kinds.spec import KindSpec
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +71,7 @@ def chart_helper() -> str:
         for spec in BUILT_IN
     }
     owners: dict[str, list[str]] = {}
-    for api in owner_resources():
+    for api in owner_resources(kinds=KINDS):
         owners.setdefault(api.group, []).append(api.plural)
     return (
         "{{/* Where each kind is served: RBAC grants list/watch on exactly these. */}}\n"

@@ -25,10 +25,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from notifier.api.page.views import FiringItem, Paged, Told, Where
+from notifier.objects import EventType
 from notifier.rules.decisions import Decision
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.silences import Silence, compile_silence
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 
 MAX_OBJECTS = 10_000
 RESOLVED_KEPT = 500

@@ -115,7 +115,7 @@ def _read(text: str, source_name: str, environ: Mapping[str, str]) -> LoadedConf
     config = _validated(data, report, frozenset(document.from_environment))
     kinds = _kinds(config, report)
     ruleset = _compiled(config, kinds, data, report)
-    for path, message in unreachable(config, kinds) if config is not None else ():
+    for path, message in unreachable(config, kinds=kinds) if config is not None else ():
         report.add(path, message)
     hints = comment_hints(text, document)
     if report.issues:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from notifier.config.model import Config
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath
@@ -27,7 +27,7 @@ from notifier.sinks.config import SlackSinkConfig
 Finding = tuple[KeyPath, str]
 
 
-def unreachable(config: Config, kinds: Kinds = KINDS) -> list[Finding]:
+def unreachable(config: Config, *, kinds: Kinds) -> list[Finding]:
     watched = _Watched(frozenset(config.watch.watched()), kinds)
     found: list[Finding] = []
     for index, rule in enumerate(config.rules):

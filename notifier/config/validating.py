@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from notifier.kinds.registry import KINDS
 from notifier.objects import KIND_PATTERN
 from notifier.rules.errors import KeyPath
 from notifier.suggestions import Suggesting, Wording
@@ -114,7 +115,7 @@ def _unknown_tag(path: KeyPath, ctx: dict[str, Any]) -> Problem:
 
 def not_a_kind(text: str) -> Suggesting:
     """For a word that cannot be a kind's name ('pod', 'deployments'): the kind meant."""
-    kinds = tuple(sorted(kind.value for kind in all_kinds()))
+    kinds = tuple(sorted(kind.value for kind in all_kinds(kinds=KINDS)))
     return Suggesting(
         f"{text!r} is not a kind's name", text, kinds,
         f": kinds are written as the API writes them; expected one of: {', '.join(kinds)}, "

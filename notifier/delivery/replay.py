@@ -5,7 +5,7 @@ A letter that is sent is removed from the state file; one that fails stays,
 and says why. Retries are not done here: after a retryable failure (the
 receiver still down, a 429) the rest of that sink's letters are left for a
 later replay. Sends to one pacing group keep its ``min_interval_seconds``.
-``kube-notifier dead-letters replay`` (``cli_dead_letters.py``) and the
+``kube-notifier dead-letters replay`` (``cli/dead_letters.py``) and the
 page's replay button (``service/page.py``) both go through ``Replay``.
 """
 

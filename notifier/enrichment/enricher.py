@@ -27,6 +27,7 @@ from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.context import Context
 from notifier.enrichment.fetching import ContextFetcher
 from notifier.enrichment.metrics import FETCH_SECONDS, FETCHES, WAITED
+from notifier.kinds.registry import Kinds
 from notifier.notifications import ContextRequest, Notification
 from notifier.queue.rate_limiters import TokenBucket
 from notifier.source.client import RawClient
@@ -51,6 +52,7 @@ class Enricher:
         client: RawClient,
         settings: EnrichmentConfig,
         *,
+        kinds: Kinds,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
@@ -58,11 +60,14 @@ class Enricher:
         self._fetches: OrderedDict[str, _Fetch] = OrderedDict()
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
-        self.configure(settings)
+        self.configure(settings, kinds=kinds)
 
-    def configure(self, settings: EnrichmentConfig) -> None:
+    def configure(self, settings: EnrichmentConfig, *, kinds: Kinds) -> None:
+        """New settings, and the config's kinds (an owner of a custom resource's kind is found)."""
         bucket = TokenBucket(settings.requests_per_second, settings.burst, self._clock)
-        fetcher = ContextFetcher(self._client, settings, bucket=bucket, clock=self._clock)
+        fetcher = ContextFetcher(
+            self._client, settings, bucket=bucket, kinds=kinds, clock=self._clock
+        )
         with self._lock:
             old = self._pool
             self._settings, self._fetcher = settings, fetcher

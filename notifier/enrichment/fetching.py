@@ -29,6 +29,7 @@ from notifier.enrichment.metrics import API_REQUESTS
 from notifier.enrichment.owners import OwnerMemory, owner_path
 from notifier.enrichment.reading import EventList, OwnedObject, last_lines, newest_warnings
 from notifier.enrichment.redaction import Redactor
+from notifier.kinds.registry import Kinds
 from notifier.notifications import ContextRequest
 from notifier.queue.rate_limiters import TokenBucket
 from notifier.source.client import ApiError, RawClient
@@ -54,6 +55,7 @@ class ContextFetcher:
         settings: EnrichmentConfig,
         *,
         bucket: TokenBucket,
+        kinds: Kinds,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
@@ -64,6 +66,7 @@ class ContextFetcher:
             defaults=settings.default_redactions,
         )
         self._bucket = bucket
+        self._kinds = kinds
         self._clock = clock
         self._owners_seen = OwnerMemory(clock)
         self._changes = ChangeFinder(settings.changes, self._redact, clock=wall)
@@ -142,7 +145,7 @@ class ContextFetcher:
         while owner is not None and len(chain) < self._settings.owner_depth:
             kind, name = owner
             chain.append(f"{kind}/{name}")
-            path = owner_path(kind, request.namespace, name)
+            path = owner_path(kind, request.namespace, name, kinds=self._kinds)
             if path is None:  # a kind we cannot look up: the chain ends with what we know
                 break
             known, owner = self._owners_seen.get(path)

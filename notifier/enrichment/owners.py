@@ -11,12 +11,12 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 
-from notifier.kinds.registry import owner_resource
+from notifier.kinds.registry import Kinds, owner_resource
 
 
-def owner_path(kind: str, namespace: str, name: str) -> str | None:
-    """The owner's API path, or None for a kind we cannot place."""
-    api = owner_resource(kind)
+def owner_path(kind: str, namespace: str, name: str, *, kinds: Kinds) -> str | None:
+    """The owner's API path, or None for a kind we cannot place (``kinds``: the config's)."""
+    api = owner_resource(kind, kinds=kinds)
     if api is None:
         return None
     return f"{api.path(namespace if api.namespaced else None)}/{name}"

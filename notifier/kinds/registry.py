@@ -127,7 +127,7 @@ def spec_for(kind: Kind) -> KindSpec[Any]:
     return KINDS[kind]
 
 
-def owner_resource(kind: str, kinds: Kinds = KINDS) -> ApiResource | None:
+def owner_resource(kind: str, *, kinds: Kinds) -> ApiResource | None:
     """Where an owner named by an ``ownerReference`` is served: a kind known here, or one
     a kind says owns its objects (a Pod's ReplicaSet); None for a kind we cannot place."""
     if kind in kinds:
@@ -135,7 +135,7 @@ def owner_resource(kind: str, kinds: Kinds = KINDS) -> ApiResource | None:
     return next((spec.owned_by[kind] for spec in kinds.values() if kind in spec.owned_by), None)
 
 
-def owner_resources(kinds: Kinds = KINDS) -> list[ApiResource]:
+def owner_resources(*, kinds: Kinds) -> list[ApiResource]:
     """Every resource an owner chain may have to read: the workloads and what owns objects."""
     found = [spec.api for spec in kinds.values() if spec.workload]
     found += [api for spec in kinds.values() for api in spec.owned_by.values()]
@@ -162,7 +162,7 @@ def convert_object(data: Any) -> KubeObject:
     return KINDS.convert_object(data)
 
 
-def severities(kinds: Kinds = KINDS) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def severities(*, kinds: Kinds) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Critical then warning state names of every kind, most pressing first, no repeats."""
     critical = dict.fromkeys(name for spec in kinds.values() for name in spec.critical)
     warning = [name for spec in kinds.values() for name in spec.warning if name not in critical]

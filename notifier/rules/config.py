@@ -19,10 +19,9 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from notifier.notifications import ContextPart
-from notifier.objects import Kind
+from notifier.objects import EventType, Kind
 from notifier.origin import Origin
 from notifier.rules.durations import Duration
-from notifier.transitions.model import EventType
 
 _RULE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?")
 GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from notifier.kinds.registry import severities, spec_of
+from notifier.kinds.registry import KINDS, severities, spec_of
 from notifier.kinds.spec import REPLICAS
 from notifier.notifications import Facts
 from notifier.objects import timestamp
@@ -24,7 +24,7 @@ from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
 
 # Display order: what needs attention first (each kind says which of its states are trouble).
-_CRITICAL_ORDER, _WARNING_ORDER = severities()
+_CRITICAL_ORDER, _WARNING_ORDER = severities(kinds=KINDS)
 _RANK = {name: rank for rank, name in enumerate((*_CRITICAL_ORDER, *_WARNING_ORDER))}
 _MAX_CHANGES_SHOWN = 5
 _MAX_VALUE_CHARS = 80

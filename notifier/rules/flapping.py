@@ -22,11 +22,11 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules import metrics
 from notifier.rules.noise.policy import FlapPolicy
 from notifier.rules.ruleset import CompiledRule
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 
 ObjectId = tuple[Kind, ObjectKey]
 

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from notifier.kinds.registry import spec_of
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.matching import Matcher
 from notifier.rules.probing import Probe
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 
 EQUAL_KEYS = ("namespace", "node", "workload")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.origin import Origin
 from notifier.rules.config import InhibitSpec
 from notifier.rules.errors import KeyPath, RuleProblems
@@ -22,7 +22,7 @@ _EVERY_ORIGIN = frozenset(Origin)
 
 
 def compile_inhibition(
-    position: int, spec: InhibitSpec, problems: RuleProblems, vocabulary: Kinds = KINDS
+    position: int, spec: InhibitSpec, problems: RuleProblems, vocabulary: Kinds
 ) -> CompiledInhibition | None:
     path: KeyPath = ("inhibit_rules", position)
     before = len(problems.items)

@@ -13,12 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from notifier.objects import Kind
+from notifier.objects import EventType, Kind
 from notifier.origin import Origin
 from notifier.rules.patterns import NameFilter
 from notifier.rules.probing import Probe
 from notifier.rules.selectors import Selector
-from notifier.transitions.model import EventType
 
 
 class Predicate(Protocol):

@@ -13,7 +13,7 @@ import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.config import MatchSpec
@@ -62,7 +62,7 @@ def vocabulary(registry: Kinds, kinds: frozenset[Kind]) -> Vocabulary:
 
 
 class MatchCompiler:
-    def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds = KINDS) -> None:
+    def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds) -> None:
         self._problems = problems
         self._path = path
         self._kinds = kinds

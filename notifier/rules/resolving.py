@@ -33,9 +33,9 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from notifier.kinds.registry import spec_of
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.ruleset import CompiledRule
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 
 ObjectId = tuple[Kind, ObjectKey]
 

@@ -5,8 +5,8 @@ matchers hold, between ``starts_at`` and ``ends_at``. Matchers are
 ``key=value`` pairs: ``namespace``, ``name``, ``rule`` and ``reason`` take
 the rules' name patterns (``web-*``, ``~^ci-[0-9]+$``, ``!kube-*``);
 ``kind`` is exact; ``label:<key>`` is the object's label, exact. The list
-lives in a ConfigMap every replica watches (``service/silences.py``) and the
-CLI and the page edit (``service/silence_map.py``); this module is pure.
+lives in a ConfigMap every replica watches (``silences/watching.py``) and the
+CLI and the page edit (``silences/writing.py``); this module is pure.
 """
 
 from __future__ import annotations

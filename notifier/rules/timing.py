@@ -40,11 +40,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.metrics import PENDING_TIMERS
 from notifier.rules.ruleset import CompiledRule
 from notifier.rules.stays import StayKey, Stays
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
 

@@ -9,33 +9,32 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from notifier import build_info  # noqa: F401 - registers build info
 from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
-from notifier.config.reloading import RulesHolder
 from notifier.delivery.building import build_delivery
 from notifier.delivery.credentials import CredentialChecks
 from notifier.dispatch.stage import RoutingStage, Ticker, both
+from notifier.enrichment.wiring import build_enricher, enrichment_stager
 from notifier.kinds.registry import Kinds
 from notifier.leadership.electing import ElectionSettings, LeaderElector
 from notifier.leadership.gate import LeaderGate
 from notifier.leadership.lease import KubeLeaseClient
 from notifier.objects import Kind
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
+from notifier.reload.configmap import ConfigMapReloader
+from notifier.reload.holder import RulesHolder
+from notifier.reload.namespace_watch import NamespaceWatch
+from notifier.reload.polling import FileReloader
+from notifier.reload.sinks import sink_stager
+from notifier.reload.watch_changes import WatchChanges
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import SilenceBook
 from notifier.service import health
-from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
-from notifier.service.configmap import ConfigMapReloader
-from notifier.service.enrichment import build_enricher, enrichment_stager
-from notifier.service.namespaces import NamespaceWatch
 from notifier.service.options import RunOptions
 from notifier.service.page import PageSources, page_parts, rule_targets, told_before
-from notifier.service.reloading import FileReloader
-from notifier.service.settling import Settling
 from notifier.service.signals import StopSignals
-from notifier.service.silences import SilenceWatch
-from notifier.service.sinks import sink_stager
-from notifier.service.watch_changes import WatchChanges
+from notifier.silences.watching import SilenceWatch
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 from notifier.source.client import RawClient
@@ -44,14 +43,15 @@ from notifier.source.informer import Informer
 from notifier.source.informer_set import InformerSet
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateStore
-from notifier.state.durable.firings import DurableFirings
-from notifier.state.durable.holding import DurableHolding
-from notifier.state.durable.known_objects import DurableSeen, log_baseline
-from notifier.state.durable.timers import DurableTimers
+from notifier.state.firing import DurableFirings
+from notifier.state.held import DurableHolding
+from notifier.state.known_objects import DurableSeen, log_baseline
+from notifier.state.timers import DurableTimers
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
+from notifier.workers.settling import Settling
 from notifier.workers.worker import Workers
 
 if TYPE_CHECKING:
@@ -78,12 +78,12 @@ class Service:
             self.delivery.submit, window=opts.standby_window, leading=not opts.leader_elect
         )
         self.namespaces = NamespaceWatch(raw)
-        self.enricher = build_enricher(raw, config)
+        self.enricher = build_enricher(raw, config, holder.current.kinds)
         self.delivery.enrich_with(self.enricher)
         kinds = holder.current.kinds
-        holding = DurableHolding(state.held, kinds) if state is not None else None
+        holding = DurableHolding(state.held, kinds=kinds) if state is not None else None
         firings = DurableFirings(state.firing, kinds) if state is not None else None
-        timers = DurableTimers(state.timers, kinds) if state is not None else None
+        timers = DurableTimers(state.timers, kinds=kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -123,7 +123,11 @@ class Service:
         config = self.holder.current.config
         self.queue: RateLimitingQueue[WorkKey] = RateLimitingQueue("objects")
         kinds = self.holder.current.kinds
-        seen = DurableSeen(self.state.seen, config.watch.watched(), kinds) if self.state else None
+        seen = (
+            DurableSeen(self.state.seen, config.watch.watched(), known=kinds)
+            if self.state
+            else None
+        )
         self.known = Known(seen)
         log_baseline(self.known, with_state=self.state is not None)
         self.intake = Intake(self.queue, self.known)

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from notifier.api.checks import Check, CheckResult, flag, threshold
-from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
+from notifier.reload.holder import RulesHolder
 from notifier.source.configmaps import WatchedConfigMap
 from notifier.source.informer import Informer
 from notifier.supervision import crashed

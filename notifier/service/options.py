@@ -251,7 +251,7 @@ def options_from(args: argparse.Namespace) -> RunOptions:
 def _run(args: argparse.Namespace) -> int:
     """Import what ``run`` needs and run it, the cyclic GC paused from the first import on
     (notifier/importing.py): ``run`` freezes what the imports made before it resumes the
-    GC (service/heap.py). Resumed in between, the GC's first collection rescanned all of
+    GC (heap.py). Resumed in between, the GC's first collection rescanned all of
     it (30-40 ms) to free about 800 objects (~0.2 MB) the imports left in cycles."""
     with collection_paused():
         from notifier.service.running import run  # noqa: PLC0415 - heavy imports only for run

@@ -5,7 +5,7 @@ the rules engine holds back, the decision ring, the silences in force, the
 sinks' queues, their last failed attempts and where each recent
 notification is with its sink, the readiness verdict /readyz gives) or one
 bounded query (dead letters). Writes exist only with ``--page-writes``: a silence goes through
-``service/silence_map.py`` to the ConfigMap the CLI writes, the same way, and a
+``silences/writing.py`` to the ConfigMap the CLI writes, the same way, and a
 replay through ``delivery/replay.py``, as ``dead-letters replay`` does.
 """
 
@@ -16,41 +16,35 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import urllib3
-
 from notifier.api.board import FiringBoard
 from notifier.api.decisions import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,
     HealthView,
-    NewSilence,
     Paged,
     PageParts,
     Replay,
     ReplayOutcome,
     SendFailure,
     SendState,
-    SilenceWriteError,
-    SilenceWrites,
     SinkQueue,
     Told,
     Writes,
 )
 from notifier.api.waiting import WaitingList
-from notifier.config.reloading import RulesHolder
 from notifier.delivery.delivery import Delivery
 from notifier.delivery.ledger import SendLedger
 from notifier.delivery.replay import replay_letters
+from notifier.reload.holder import RulesHolder
 from notifier.rules.engine import RulesEngine
 from notifier.rules.silences import Silence, SilenceBook
-from notifier.service.silence_map import Edit, edit_silences, expiring, new_silence
+from notifier.silences.writing import silence_writes
 from notifier.sinks.secrets import SinkBuildError
-from notifier.source.access import failure
-from notifier.source.client import ApiError, RawClient
+from notifier.source.client import RawClient
 from notifier.state import StateStore
 from notifier.state.dead_letters import DeadLetterFileError
-from notifier.state.durable.firings import DurableFirings
+from notifier.state.firing import DurableFirings
 
 REPLAYED_AT_ONCE = 100
 
@@ -158,32 +152,8 @@ def _writes(sources: PageSources) -> Writes:
     silences = None
     if sources.silences_map is not None:
         namespace, name = sources.silences_map
-        silences = _silence_writes(sources.client, namespace, name)
+        silences = silence_writes(sources.client, namespace, name)
     return Writes(silences=silences, replay=_replayer(sources) if sources.state else None)
-
-
-def _silence_writes(client: RawClient, namespace: str, name: str) -> SilenceWrites:
-    def edit(change: Edit) -> None:
-        try:
-            edit_silences(client, namespace, name, change)
-        except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
-            raise SilenceWriteError(failure(client.server, err)) from err
-        except ValueError as err:
-            raise SilenceWriteError(str(err)) from err
-
-    def add(made: NewSilence) -> str:
-        silence = new_silence(made.matchers, made.seconds, comment=made.comment,
-                              author=made.author)  # fmt: skip
-        edit(lambda silences: [*silences, silence])
-        return silence.id
-
-    def expire(silence_id: str) -> None:
-        found: list[bool] = []
-        edit(expiring(silence_id, found))
-        if not found[-1]:
-            raise SilenceWriteError(f"no silence {silence_id!r}")
-
-    return SilenceWrites(add=add, expire=expire)
 
 
 def _replayer(sources: PageSources) -> Replay:

@@ -7,7 +7,7 @@ imported only once the informers are listing, so the API server serializes
 the first pages while we import. Once informers are synced, what we knew
 before a restart and is gone now is queued as catch-up deletes, and the
 cache is frozen out of the cyclic GC's reach; memory is given back after the
-initial list and after each relist, once acted on (``service/settling.py``).
+initial list and after each relist, once acted on (``workers/settling.py``).
 Group members a previous process held are held again before workers start.
 SIGTERM (or SIGINT): readiness goes false, informers stop, workers drain,
 open groups are released and committed to the outbox, delivery drains until
@@ -22,16 +22,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from notifier import build_info  # noqa: F401 - registers build info
+from notifier.api.listening import listen_problem
 from notifier.config.errors import ConfigError
-from notifier.config.reloading import RulesHolder
 from notifier.exits import Exit
-from notifier.service import metrics as service_metrics  # noqa: F401 - registers build info
-from notifier.service.heap import keep_large_buffers_out_of_the_heap, pause_collection
-from notifier.service.listening import listen_problem
-from notifier.service.logs import setup_logging
+from notifier.heap import keep_large_buffers_out_of_the_heap, pause_collection
+from notifier.logs import setup_logging
+from notifier.reload.holder import RulesHolder
+from notifier.reload.polling import report
+from notifier.scheduling import choose as choose_scheduling
 from notifier.service.options import RunOptions
-from notifier.service.reloading import report
-from notifier.service.scheduling import choose as choose_scheduling
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.access import KubeAccessError, check_access, cluster_access
 from notifier.source.client import RawClient
@@ -53,7 +53,7 @@ def run(opts: RunOptions) -> int:
     setup_logging(opts.log_level, opts.log_format)
     choose_scheduling(opts.scheduling)  # before any thread starts: they inherit it
     keep_large_buffers_out_of_the_heap()  # before the first list's pages
-    pause_collection()  # until the first lists are cached and frozen (service/settling.py)
+    pause_collection()  # until the first lists are cached and frozen (workers/settling.py)
     try:
         service = _started(opts)
     except _StartError as refusal:

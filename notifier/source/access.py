@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import urllib3.exceptions
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import ClusterAccess, CredentialsError, load_access
@@ -41,7 +41,7 @@ def check_access(
     namespaces: Sequence[str],
     *,
     namespace_labels: bool = False,
-    known: Kinds = KINDS,
+    known: Kinds,
 ) -> None:
     """List one object of each kind in each scope: a clear error now beats a retry loop later.
 
@@ -52,7 +52,7 @@ def check_access(
     listed too. Only a refusal (401/403) stops us. An API server that cannot be
     reached right now is the informers' to retry; meanwhile /readyz says not synced.
     """
-    resources = [resource_for(kind, known) for kind in kinds]
+    resources = [resource_for(kind, kinds=known) for kind in kinds]
     lists = [
         (resource.path(namespace), resource.plural, resource.api.group_version, namespace)
         for resource in resources

@@ -4,24 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Protocol
 
-from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
 from notifier.origin import Origin
-
-
-class DeltaType(StrEnum):
-    ADDED = "added"
-    UPDATED = "updated"
-    DELETED = "deleted"
 
 
 @dataclass(frozen=True, slots=True)
 class Delta:
     kind: Kind
     key: ObjectKey
-    type: DeltaType
+    type: EventType
     obj: KubeObject  # the new state; for DELETED the last state known
     origin: Origin
     # A delete found by a relist: we never saw the object's final state, only
@@ -52,11 +45,11 @@ def diff_relist(
     for key, old in cached.items():
         new = listed.get(key)
         if new is None or new.metadata.uid != old.metadata.uid:
-            deltas.append(Delta(kind, key, DeltaType.DELETED, old, origin, True))
+            deltas.append(Delta(kind, key, EventType.DELETED, old, origin, True))
     for key, new in listed.items():
         before = cached.get(key)
         if before is None or before.metadata.uid != new.metadata.uid:
-            deltas.append(Delta(kind, key, DeltaType.ADDED, new, origin))
+            deltas.append(Delta(kind, key, EventType.ADDED, new, origin))
         elif before.metadata.resource_version != new.metadata.resource_version:
-            deltas.append(Delta(kind, key, DeltaType.UPDATED, new, origin))
+            deltas.append(Delta(kind, key, EventType.UPDATED, new, origin))
     return deltas

@@ -11,12 +11,12 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from notifier.kinds.registry import KINDS, Kinds
-from notifier.objects import Kind, KubeObject
+from notifier.kinds.registry import Kinds
+from notifier.objects import EventType, Kind, KubeObject
 from notifier.origin import Origin
 from notifier.source import metrics
 from notifier.source.client import RawClient
-from notifier.source.deltas import Delta, DeltaHandler, DeltaType
+from notifier.source.deltas import Delta, DeltaHandler
 from notifier.source.informer_store import InformerStore, SavedLookup, nothing_saved, nothing_to_do
 from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.source.resources import Resource, resource_for
@@ -38,7 +38,7 @@ class Informer:
         clock: Callable[[], float] = time.monotonic,
         saved: SavedLookup = nothing_saved,
         on_relisted: Callable[[], None] = nothing_to_do,
-        kinds: Kinds = KINDS,
+        kinds: Kinds,
     ) -> None:
         self.kind = kind
         self.store = Store(kind)
@@ -47,7 +47,7 @@ class Informer:
         self._resync_seconds = resync_seconds
         self._stop = threading.Event()
         self._resync_thread: threading.Thread | None = None
-        resource = resource_for(kind, kinds)
+        resource = resource_for(kind, kinds=kinds)
         self.namespaces: list[str | None] = scopes(resource, namespaces)  # None: all of them
         self.watchers = [
             Watcher(
@@ -125,7 +125,7 @@ class Informer:
 
     def resync_deltas(self) -> list[Delta]:
         return [
-            Delta(self.kind, key, DeltaType.UPDATED, obj, Origin.RESYNC)
+            Delta(self.kind, key, EventType.UPDATED, obj, Origin.RESYNC)
             for key, obj in self.store.snapshot().items()
         ]
 

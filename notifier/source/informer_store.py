@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey, key_of
 from notifier.origin import Origin
-from notifier.source.deltas import Delta, DeltaHandler, DeltaType
+from notifier.source.deltas import Delta, DeltaHandler
 from notifier.source.store import Store
 from notifier.source.trimming import trim
 
@@ -79,12 +79,12 @@ class InformerStore:
         key = key_of(obj)
         old = self._store.put(key, obj)
         if old is None:
-            delta = Delta(self.kind, key, DeltaType.ADDED, obj, Origin.LIVE)
+            delta = Delta(self.kind, key, EventType.ADDED, obj, Origin.LIVE)
         elif old.metadata.uid == obj.metadata.uid:
-            delta = Delta(self.kind, key, DeltaType.UPDATED, obj, Origin.LIVE)
+            delta = Delta(self.kind, key, EventType.UPDATED, obj, Origin.LIVE)
         else:  # deleted and created again under the same name
-            gone = Delta(self.kind, key, DeltaType.DELETED, old, Origin.LIVE, True)
-            self._handler.handle([gone, Delta(self.kind, key, DeltaType.ADDED, obj, Origin.LIVE)])
+            gone = Delta(self.kind, key, EventType.DELETED, old, Origin.LIVE, True)
+            self._handler.handle([gone, Delta(self.kind, key, EventType.ADDED, obj, Origin.LIVE)])
             return
         self._handler.handle([delta])
 
@@ -92,7 +92,7 @@ class InformerStore:
         obj = trim(obj)
         key = key_of(obj)
         self._store.delete(key)
-        self._handler.handle([Delta(self.kind, key, DeltaType.DELETED, obj, Origin.LIVE)])
+        self._handler.handle([Delta(self.kind, key, EventType.DELETED, obj, Origin.LIVE)])
 
 
 def _same_version(was: KubeObject, now: KubeObject) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.kinds.spec import ApiResource, KindSpec
 from notifier.objects import Kind, KubeObject
 from notifier.source.listwatch import Bookmark, Decoders, ListWatch, Status, WatchEvent
@@ -38,7 +38,7 @@ def _resource(spec: KindSpec[Any]) -> Resource:
 _RESOURCES: dict[Kind, tuple[KindSpec[Any], Resource]] = {}
 
 
-def resource_for(kind: Kind, kinds: Kinds = KINDS) -> Resource:
+def resource_for(kind: Kind, *, kinds: Kinds) -> Resource:
     """The kind's place in the API with its decoders (made once per spec of the kind)."""
     spec = kinds[kind]
     made = _RESOURCES.get(kind)

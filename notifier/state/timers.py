@@ -5,14 +5,24 @@ the rule's states it waits on (JSON text) and the transition to tell (opaque
 bytes: encoding it is the caller's). Written by the one writer thread as lazy
 writes: each commits no later than the worker's record of the object it
 came from, and a fired mark no later than what the firing put in the outbox.
+
+``TimerRows`` is the table; ``DurableTimers`` is the rules' timers over it
+(``rules/timing.py``), transitions as msgspec JSON (``encoded_transitions.py``).
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import sqlite3
 from functools import partial
 from typing import NamedTuple
 
+import msgspec
+
+from notifier.kinds.registry import Kinds
+from notifier.rules.timing import Timer
+from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter
 
@@ -61,3 +71,39 @@ def _upsert(row: tuple[object, ...], conn: sqlite3.Connection) -> None:
 
 def _delete(where: tuple[str, int, str, str], conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM timers WHERE rule = ? AND step = ? AND kind = ? AND key = ?", where)
+
+
+log = logging.getLogger("notifier.service")
+
+
+class DurableTimers:
+    def __init__(self, rows: TimerRows, *, kinds: Kinds) -> None:
+        self._rows = rows
+        self._kinds = kinds
+
+    def all_timers(self) -> list[Timer]:
+        found = []
+        for row in self._rows.all_rows():
+            try:
+                wanted = frozenset(str(name) for name in json.loads(row.wanted))
+                transition = decode_transition(row.encoded, kinds=self._kinds)
+            except (ValueError, TypeError, msgspec.DecodeError) as err:
+                log.warning("a timer of rule %r is unreadable (%s): dropped", row.rule, err)
+                self._rows.delete(row.rule, row.step, row.kind, row.key)
+                continue
+            found.append(
+                Timer(row.rule, transition, wanted, row.since, row.fired, row.step, row.told)
+            )
+        return found
+
+    def save(self, timer: Timer) -> None:
+        kind, key = timer.object_id
+        wanted = json.dumps(sorted(timer.wanted))
+        encoded = encode_transition(timer.transition)
+        step, fired, told = timer.step, timer.fired, timer.told
+        row = TimerRow(timer.rule, step, kind.value, key, timer.since, fired, told, wanted, encoded)
+        self._rows.upsert(row)
+
+    def drop(self, timer: Timer) -> None:
+        kind, key = timer.object_id
+        self._rows.delete(timer.rule, timer.step, kind.value, key)

@@ -28,10 +28,10 @@ from dataclasses import dataclass
 from msgspec.structs import replace
 
 from notifier.kinds.registry import spec_of
-from notifier.objects import KubeObject, key_of, kind_of
+from notifier.objects import EventType, KubeObject, key_of, kind_of
 from notifier.origin import Origin
 from notifier.transitions.changes import changes_between
-from notifier.transitions.model import Change, EventType, Transition
+from notifier.transitions.model import Change, Transition
 from notifier.transitions.states import NO_STATES, states_of
 
 CREATED = frozenset({"Created"})

@@ -14,19 +14,12 @@ Each kind lists its names (``notifier.kinds``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from notifier.kinds.diffing import Change
-from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
 from notifier.origin import Origin
 
-__all__ = ["Change", "EventType", "Origin", "Transition"]
-
-
-class EventType(StrEnum):
-    ADDED = "added"
-    UPDATED = "updated"
-    DELETED = "deleted"
+__all__ = ["Change", "Origin", "Transition"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,23 +9,23 @@ built-in ones.
 
 from __future__ import annotations
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 
 
-def states_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
+def states_for(kind: Kind, *, kinds: Kinds) -> frozenset[str]:
     return kinds.states_for(kind)
 
 
-def signals_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
+def signals_for(kind: Kind, *, kinds: Kinds) -> frozenset[str]:
     return kinds.signals_for(kind)
 
 
-def names_for(kind: Kind, kinds: Kinds = KINDS) -> frozenset[str]:
+def names_for(kind: Kind, *, kinds: Kinds) -> frozenset[str]:
     """Every word a rule may use in ``from`` / ``to`` for ``kind``."""
     return kinds.names_for(kind)
 
 
-def all_kinds(kinds: Kinds = KINDS) -> frozenset[Kind]:
+def all_kinds(*, kinds: Kinds) -> frozenset[Kind]:
     """Every kind known: built in, or declared in the config's ``watch.resources``."""
     return kinds.all

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from notifier.objects import KubeObject
+from notifier.objects import EventType, KubeObject
 from notifier.origin import Origin
-from notifier.source.deltas import Delta, DeltaType
+from notifier.source.deltas import Delta
 
 # Strongest first: a live change outranks a relist's, and both outrank a replay.
 _PRECEDENCE = (Origin.LIVE, Origin.RELIST, Origin.CATCH_UP, Origin.INITIAL_LIST, Origin.RESYNC)
@@ -40,7 +40,7 @@ class Pending:
 
     def add(self, delta: Delta) -> None:
         self.note(delta.origin)
-        if delta.type is DeltaType.DELETED:
+        if delta.type is EventType.DELETED:
             self.tombstone = delta.obj
             self.final_state_unknown = delta.final_state_unknown
         elif delta.origin is Origin.INITIAL_LIST and self.listed is None:

@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 import yaml
 
 from notifier.kinds.registry import KINDS, Kinds
-from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey, key_of
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
 from notifier.source.client import RawClient
 from notifier.source.credentials import ClusterAccess, load_access
 from notifier.source.informer import Informer
 from notifier.source.reflector import ReflectorSettings
 from notifier.source.resources import resource_for
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
@@ -182,7 +182,7 @@ def pipeline(
 def fresh_list(
     raw: RawClient, kind: Kind, namespace: str | None = None
 ) -> dict[ObjectKey, KubeObject]:
-    resource = resource_for(kind)
+    resource = resource_for(kind, kinds=KINDS)
     body = resource.decoders.list.decode(raw.get(resource.path(namespace), {}))
     return {key_of(obj): obj for obj in body.items}
 

@@ -21,6 +21,7 @@ from notifier.enrichment.enricher import Enricher
 from notifier.enrichment.fetching import ContextFetcher
 from notifier.enrichment.reads import METADATA_ONLY
 from notifier.enrichment.telling import change_fields
+from notifier.kinds.registry import KINDS
 from notifier.notifications import ContextRequest
 from notifier.queue.rate_limiters import TokenBucket
 from notifier.source.access import cluster_access
@@ -177,7 +178,7 @@ class RecordingClient(RawClient):
 def _fetcher(client: RawClient, *, wall: Callable[[], float] = time.time) -> ContextFetcher:
     settings = EnrichmentConfig.model_validate({"changes": {"secrets": True}})
     bucket = TokenBucket(settings.requests_per_second, settings.burst, time.monotonic)
-    return ContextFetcher(client, settings, bucket=bucket, wall=wall)
+    return ContextFetcher(client, settings, bucket=bucket, wall=wall, kinds=KINDS)
 
 
 def _pod_reading_secrets(kube: Kube, ns: str) -> ContextRequest:
@@ -266,7 +267,7 @@ def test_two_hundred_pods_failing_at_once_are_told_within_the_deadline(
     ]  # fmt: skip
     client = RecordingClient(full_cluster)
     settings = EnrichmentConfig()  # 3 s, 20 requests a second, a burst of 40
-    enricher = Enricher(client, settings)
+    enricher = Enricher(client, settings, kinds=KINDS)
     started = time.monotonic()
     try:
         for request in asked:

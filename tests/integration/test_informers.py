@@ -9,10 +9,10 @@ import time
 import pytest
 from prometheus_client import REGISTRY
 
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.origin import Origin
 from notifier.source.reflector import ReflectorSettings
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.harness import (
     RecordingStage,

@@ -7,6 +7,7 @@ import time
 import pytest
 from prometheus_client import REGISTRY
 
+from notifier.kinds.registry import KINDS
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.service.health import _threads
@@ -45,6 +46,7 @@ def test_a_resync_thread_that_dies_is_counted_and_fails_liveness(
         handler=_FailsOnResync(),
         namespaces=[ns],
         resync_seconds=0.2,
+        kinds=KINDS,
     )
     informer.start()
     try:

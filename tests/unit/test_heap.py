@@ -7,7 +7,7 @@ import platform
 
 import pytest
 
-from notifier.service import heap
+from notifier import heap
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")

@@ -1,4 +1,4 @@
-"""``notifier.service.scheduling``: SCHED_BATCH for the process's threads, in a fresh interpreter
+"""``notifier.scheduling``: SCHED_BATCH for the process's threads, in a fresh interpreter
 (the test process keeps its own policy)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux on
 
 PROBE = """
 import os, threading
-from notifier.service.scheduling import choose
+from notifier.scheduling import choose
 chosen = choose({policy!r})
 seen = []
 thread = threading.Thread(target=lambda: seen.append(os.sched_getscheduler(0)))

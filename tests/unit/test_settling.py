@@ -8,14 +8,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from notifier.objects import Kind, KubeObject
+from notifier.objects import EventType, Kind, KubeObject
 from notifier.origin import Origin
-from notifier.service import settling as settling_module
-from notifier.service.settling import Settings, Settling
-from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
+from notifier.workers import settling as settling_module
 from notifier.workers.intake import Intake
 from notifier.workers.known import Known
+from notifier.workers.settling import Settings, Settling
 from tests.unit.workers.test_intake import WEB, WEB_KEY, _delta, _pod, _queue
 
 DEADLINE = 10.0
@@ -112,7 +111,7 @@ def _running(
         give_back=recorder.give_back,
         resume_collection=recorder.resume_collection,
     )
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     informers = [listed or _Listed()]
     thread = threading.Thread(target=settling.run, args=(informers,), daemon=True)
     thread.start()
@@ -130,7 +129,7 @@ def _act_on(intake: Intake) -> None:
 
 
 def _relist(intake: Intake, settling: Settling, obj: KubeObject) -> None:
-    intake.handle([_delta(DeltaType.UPDATED, obj, Origin.RELIST)])
+    intake.handle([_delta(EventType.UPDATED, obj, Origin.RELIST)])
     settling.relisted()
 
 
@@ -207,7 +206,7 @@ def test_live_events_alone_never_give_back() -> None:
         _act_on(intake)
         recorder.wait_for_give_backs(1)
         for version in range(200, 300):
-            intake.handle([_delta(DeltaType.UPDATED, _pod("web-1", str(version)))])
+            intake.handle([_delta(EventType.UPDATED, _pod("web-1", str(version)))])
             _act_on(intake)
         # A relist after them: its give-back is the second, so none came from the events.
         _relist(intake, settling, _pod("web-1", "300"))

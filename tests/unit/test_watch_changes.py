@@ -9,7 +9,7 @@ from notifier.kinds.config import ResourceSpec
 from notifier.kinds.custom import custom_kind
 from notifier.kinds.registry import KINDS
 from notifier.objects import Kind
-from notifier.service.watch_changes import plan
+from notifier.reload.watch_changes import plan
 
 
 def _watch(**fields: Any) -> WatchConfig:

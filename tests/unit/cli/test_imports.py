@@ -19,8 +19,8 @@ from notifier.importing import collection_paused
 # Neither the commands' modules nor their libraries, until a command is chosen.
 COMMAND_MODULES = (
     "notifier.config", "notifier.rules", "notifier.sinks", "notifier.source", "notifier.state",
-    "notifier.cli_rules", "notifier.cli_dead_letters", "notifier.cli_silences",
-    "notifier.cli_sinks", "notifier.cli_timeline",
+    "notifier.cli.rules", "notifier.cli.dead_letters", "notifier.cli.silences",
+    "notifier.cli.sinks", "notifier.cli.timeline",
     "pydantic", "kubernetes", "jinja2", "yaml", "msgspec", "prometheus_client", "urllib3",
     "fastapi", "starlette", "uvicorn", "slack_sdk",
 )  # fmt: skip
@@ -62,7 +62,7 @@ def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
     code = textwrap.dedent(f"""
         from pathlib import Path
         import notifier.service.running
-        from notifier.config.reloading import RulesHolder
+        from notifier.reload.holder import RulesHolder
         from notifier.sinks.building import build_sink
         from notifier.sinks.thread_roots import MemoryThreads
         holder = RulesHolder.from_file(Path({str(config)!r}))

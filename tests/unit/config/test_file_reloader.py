@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from notifier.config import RulesHolder
 from notifier.config.loading import LoadedConfig
-from notifier.config.reloading import Staged
-from notifier.service.reloading import FileReloader
+from notifier.reload.holder import RulesHolder, Staged
+from notifier.reload.polling import FileReloader
 from tests.unit.config.test_reloading import GOOD
 
 
@@ -55,7 +54,7 @@ def test_an_unexpected_error_is_logged_and_the_file_is_still_watched(
 def test_the_log_says_loaded_first_and_valid_again_after_a_rejected_edit_is_reverted(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from notifier.service.reloading import report
+    from notifier.reload.polling import report
 
     path = tmp_path / "config.yaml"
     path.write_text(GOOD)

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from prometheus_client import REGISTRY
 
-from notifier.config import ConfigError, ConfigIssue, RulesHolder, read_config_text
+from notifier.config import ConfigError, ConfigIssue, read_config_text
 from notifier.config.loading import LoadedConfig
 from notifier.config.metrics import hash_value
-from notifier.config.reloading import Staged
+from notifier.reload.holder import RulesHolder, Staged
 
 GOOD = """
 sinks: [{name: console, type: console}]

@@ -13,6 +13,7 @@ from notifier.enrichment.finding import ChangeFinder
 from notifier.enrichment.reads import METADATA_ONLY
 from notifier.enrichment.redaction import Redactor
 from notifier.enrichment.telling import change_fields
+from notifier.kinds.registry import KINDS
 from notifier.queue.rate_limiters import TokenBucket
 from notifier.sinks import lines
 from notifier.sinks.slack.blocks import context_blocks
@@ -180,7 +181,14 @@ def test_the_fetcher_attaches_changes_and_says_why_when_the_pod_cannot_be_read()
     bucket = TokenBucket(settings.requests_per_second, settings.burst, lambda: 100.0)
 
     def fetcher(api: FakeApi) -> ContextFetcher:
-        return ContextFetcher(api, settings, bucket=bucket, clock=lambda: 100.0, wall=lambda: NOW)  # type: ignore[arg-type]
+        return ContextFetcher(
+            api,  # type: ignore[arg-type]
+            settings,
+            bucket=bucket,
+            kinds=KINDS,
+            clock=lambda: 100.0,
+            wall=lambda: NOW,
+        )
 
     context = fetcher(FakeApi(world())).fetch(request(parts=("changes",)), deadline=110.0)
     assert context.changes is not None and context.changes.likely_cause.startswith("rollout of")

@@ -12,6 +12,7 @@ import pytest
 from notifier.enrichment import enricher as enricher_module
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.enricher import Enricher
+from notifier.kinds.registry import KINDS
 from notifier.notifications import Notification
 from tests.unit.enrichment.fakes import EVENTS_PATH, LOG_PATH, RS_PATH, FakeApi, request
 from tests.unit.sinks.factories import notification
@@ -27,7 +28,7 @@ def release() -> Iterator[threading.Event]:
 
 
 def _enricher(api: FakeApi, **settings: object) -> Enricher:
-    return Enricher(api, EnrichmentConfig.model_validate(settings))  # type: ignore[arg-type]
+    return Enricher(api, EnrichmentConfig.model_validate(settings), kinds=KINDS)  # type: ignore[arg-type]
 
 
 def _asking(note: Notification) -> Notification:
@@ -94,7 +95,7 @@ def test_new_settings_apply_to_fetches_started_after_them() -> None:
     api = FakeApi(ANSWERS)
     enricher = _enricher(api, log_lines=5)
     enricher.context_for(request(resource_version="1"))
-    enricher.configure(EnrichmentConfig(log_lines=2))
+    enricher.configure(EnrichmentConfig(log_lines=2), kinds=KINDS)
     enricher.context_for(request(resource_version="2"))
     enricher.stop()
     tails = [query["tailLines"] for path, query, _ in api.asked if path == LOG_PATH]

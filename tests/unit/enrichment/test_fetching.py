@@ -4,6 +4,7 @@ import json
 
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.enrichment.fetching import ContextFetcher
+from notifier.kinds.registry import KINDS
 from notifier.queue.rate_limiters import TokenBucket
 from notifier.source.client import ApiError
 from tests.unit.enrichment.fakes import (
@@ -33,7 +34,7 @@ def _fetcher(api: FakeApi, clock: Clock | None = None, **settings: object) -> Co
     clock = clock or Clock()
     config = EnrichmentConfig.model_validate(settings)
     bucket = TokenBucket(config.requests_per_second, config.burst, clock)
-    return ContextFetcher(api, config, bucket=bucket, clock=clock)  # type: ignore[arg-type]
+    return ContextFetcher(api, config, bucket=bucket, clock=clock, kinds=KINDS)  # type: ignore[arg-type]
 
 
 def test_every_part_is_fetched_bounded_and_redacted() -> None:

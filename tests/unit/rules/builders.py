@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 
 from notifier.kinds.registry import KINDS
-from notifier.objects import Kind, KubeObject, key_of, kind_of
+from notifier.objects import EventType, Kind, KubeObject, key_of, kind_of
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import (
@@ -18,7 +18,7 @@ from notifier.rules.config import (
     RuleSpec,
 )
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Change, EventType, Transition
+from notifier.transitions.model import Change, Transition
 
 NOW = 1_714_558_000.0  # 2024-05-01T10:06:40Z
 

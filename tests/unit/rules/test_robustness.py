@@ -9,17 +9,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from notifier.kinds.registry import BUILT_IN_KINDS, KINDS
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.origin import Origin
 from notifier.rules.engine import RulesEngine
 from notifier.rules.probing import EvalContext, Probe
 from notifier.rules.ruleset import Ruleset
-from notifier.transitions.model import Change, EventType, Transition
+from notifier.transitions.model import Change, Transition
 from notifier.transitions.vocabulary import names_for
 from tests.unit.rules.builders import NOW, ruleset
 
 NAMESPACES = ["shop", "billing", "kube-system", "ci-1", ""]
-WORDS = sorted(names_for(Kind.POD) | names_for(Kind.DEPLOYMENT) | names_for(Kind.SERVICE))
+WORDS = sorted(
+    names_for(Kind.POD, kinds=KINDS)
+    | names_for(Kind.DEPLOYMENT, kinds=KINDS)
+    | names_for(Kind.SERVICE, kinds=KINDS)
+)
 text = st.text(max_size=12)
 labels = st.dictionaries(
     st.sampled_from(["app", "tier", "kube-notifier.io/ignore"]),

@@ -15,7 +15,7 @@ import pytest
 
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.pod import Pod
-from notifier.kinds.registry import BUILT_IN_KINDS
+from notifier.kinds.registry import BUILT_IN_KINDS, KINDS
 from notifier.kinds.service import Service
 from notifier.objects import Kind
 from notifier.source.listwatch import ERROR_DECODER, STATUS_DECODER, Bookmark
@@ -197,7 +197,7 @@ EXPIRED = _status(410, "Expired", "too old resource version: 183000 (184150)")
 
 def test_a_pod_event_decodes_into_the_trimmed_pod() -> None:
     line = _line({"type": "MODIFIED", "object": CRASHLOOP_POD})
-    event = resource_for(Kind.POD).decoders.event.decode(line)
+    event = resource_for(Kind.POD, kinds=KINDS).decoders.event.decode(line)
     pod = event.object
     assert event.type == "MODIFIED"
     assert isinstance(pod, Pod)
@@ -215,7 +215,7 @@ def test_a_pod_event_decodes_into_the_trimmed_pod() -> None:
 
 
 def test_a_deployment_event_decodes_into_a_deployment() -> None:
-    event = resource_for(Kind.DEPLOYMENT).decoders.event.decode(
+    event = resource_for(Kind.DEPLOYMENT, kinds=KINDS).decoders.event.decode(
         _line({"type": "ADDED", "object": DEPLOYMENT})
     )
     deployment = event.object
@@ -226,7 +226,7 @@ def test_a_deployment_event_decodes_into_a_deployment() -> None:
 
 
 def test_a_service_event_keeps_named_and_numbered_target_ports() -> None:
-    event = resource_for(Kind.SERVICE).decoders.event.decode(
+    event = resource_for(Kind.SERVICE, kinds=KINDS).decoders.event.decode(
         _line({"type": "DELETED", "object": SERVICE})
     )
     service = event.object
@@ -343,20 +343,22 @@ def test_a_bookmark_decodes_and_carries_its_resource_version(kind: Kind) -> None
     # A kind without an entry: the empty object most kinds' bookmarks carry.
     bookmark = dict(BOOKMARKS.get(kind, {"kind": kind.value, "spec": {}, "status": {}}))
     bookmark["metadata"] = {"resourceVersion": "184501", "creationTimestamp": None}
-    event = decode_event(resource_for(kind), _line({"type": "BOOKMARK", "object": bookmark}))
+    event = decode_event(
+        resource_for(kind, kinds=KINDS), _line({"type": "BOOKMARK", "object": bookmark})
+    )
     assert event == Bookmark("184501")
 
 
 def test_an_event_of_another_kind_is_rejected() -> None:
     line = _line({"type": "ADDED", "object": DEPLOYMENT})
     with pytest.raises(msgspec.ValidationError):
-        resource_for(Kind.POD).decoders.event.decode(line)
+        resource_for(Kind.POD, kinds=KINDS).decoders.event.decode(line)
 
 
 def test_a_truncated_line_is_a_decode_error() -> None:
     line = _line({"type": "ADDED", "object": CRASHLOOP_POD})[:200]
     with pytest.raises(msgspec.DecodeError):
-        resource_for(Kind.POD).decoders.event.decode(line)
+        resource_for(Kind.POD, kinds=KINDS).decoders.event.decode(line)
 
 
 # -- ERROR events and error bodies --------------------------------------------------------------
@@ -366,14 +368,16 @@ def test_a_truncated_line_is_a_decode_error() -> None:
 def test_an_error_event_is_not_an_object_event_for_any_kind(kind: Kind) -> None:
     line = _line({"type": "ERROR", "object": EXPIRED})
     with pytest.raises(msgspec.ValidationError):
-        resource_for(kind).decoders.event.decode(line)
+        resource_for(kind, kinds=KINDS).decoders.event.decode(line)
 
 
 def test_an_error_event_without_type_meta_is_not_an_object_event_either() -> None:
     # An older or proxied server might omit kind; the "status" string still cannot be a Pod.
     status = {key: value for key, value in EXPIRED.items() if key not in ("kind", "apiVersion")}
     with pytest.raises(msgspec.ValidationError):
-        resource_for(Kind.POD).decoders.event.decode(_line({"type": "ERROR", "object": status}))
+        resource_for(Kind.POD, kinds=KINDS).decoders.event.decode(
+            _line({"type": "ERROR", "object": status})
+        )
 
 
 def test_a_410_error_event_gives_code_reason_and_message() -> None:
@@ -420,7 +424,7 @@ def test_a_first_page_carries_the_continue_token_and_the_list_version() -> None:
         [CRASHLOOP_POD],
         {"resourceVersion": "184400", "continue": CONTINUE, "remainingItemCount": 4499},
     )
-    page = resource_for(Kind.POD).decoders.list.decode(body)
+    page = resource_for(Kind.POD, kinds=KINDS).decoders.list.decode(body)
     assert page.metadata.continue_ == CONTINUE
     assert page.metadata.resource_version == "184400"
     assert [type(item) for item in page.items] == [Pod]
@@ -429,20 +433,20 @@ def test_a_first_page_carries_the_continue_token_and_the_list_version() -> None:
 
 def test_the_last_page_has_no_continue_token() -> None:
     body = _page("PodList", [CRASHLOOP_POD], {"resourceVersion": "184400"})
-    assert resource_for(Kind.POD).decoders.list.decode(body).metadata.continue_ == ""
+    assert resource_for(Kind.POD, kinds=KINDS).decoders.list.decode(body).metadata.continue_ == ""
 
 
 def test_an_empty_list_may_omit_items() -> None:
     body = _line({"kind": "ServiceList", "apiVersion": "v1", "metadata": {"resourceVersion": "7"}})
-    page = resource_for(Kind.SERVICE).decoders.list.decode(body)
+    page = resource_for(Kind.SERVICE, kinds=KINDS).decoders.list.decode(body)
     assert (page.items, page.metadata.resource_version) == ([], "7")
 
 
 def test_deployment_and_service_lists_decode_into_their_kinds() -> None:
-    deployments = resource_for(Kind.DEPLOYMENT).decoders.list.decode(
+    deployments = resource_for(Kind.DEPLOYMENT, kinds=KINDS).decoders.list.decode(
         _page("DeploymentList", [DEPLOYMENT], {"resourceVersion": "1"})
     )
-    services = resource_for(Kind.SERVICE).decoders.list.decode(
+    services = resource_for(Kind.SERVICE, kinds=KINDS).decoders.list.decode(
         _page("ServiceList", [SERVICE], {"resourceVersion": "1"})
     )
     assert [type(item) for item in deployments.items] == [Deployment]
@@ -471,4 +475,4 @@ def test_an_expired_continue_token_is_a_410_status_body() -> None:
     ],
 )
 def test_resource_paths(kind: Kind, namespace: str | None, path: str) -> None:
-    assert resource_for(kind).path(namespace) == path
+    assert resource_for(kind, kinds=KINDS).path(namespace) == path

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from notifier.kinds.pod import Pod
 from notifier.kinds.service import Service
-from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey, key_of
 from notifier.origin import Origin
-from notifier.source.deltas import Delta, DeltaType, diff_relist
+from notifier.source.deltas import Delta, diff_relist
 
 
 def _pod(name: str, *, uid: str, version: str, label: str = "v1") -> Pod:
@@ -52,14 +52,14 @@ A1 = _pod("web-a", uid="0b7c9a52-1e6d-4f0b-9a3e-6f1d2c3b4a01", version="184201")
 
 def test_a_new_key_is_an_add_of_the_listed_object() -> None:
     deltas = _relist([], [A1])
-    assert deltas == [Delta(Kind.POD, ObjectKey("shop/web-a"), DeltaType.ADDED, A1, Origin.RELIST)]
+    assert deltas == [Delta(Kind.POD, ObjectKey("shop/web-a"), EventType.ADDED, A1, Origin.RELIST)]
 
 
 def test_a_changed_resource_version_is_an_update_to_the_listed_object() -> None:
     relabeled = _pod("web-a", uid=A1.metadata.uid, version="184377", label="v2")
     deltas = _relist([A1], [relabeled])
     assert deltas == [
-        Delta(Kind.POD, ObjectKey("shop/web-a"), DeltaType.UPDATED, relabeled, Origin.RELIST)
+        Delta(Kind.POD, ObjectKey("shop/web-a"), EventType.UPDATED, relabeled, Origin.RELIST)
     ]
 
 
@@ -75,7 +75,7 @@ def test_a_vanished_key_is_a_delete_carrying_the_last_known_state() -> None:
     assert len(deltas) == 1
     delete = deltas[0]
     assert (delete.type, delete.key, delete.origin) == (
-        DeltaType.DELETED,
+        EventType.DELETED,
         "shop/web-a",
         Origin.RELIST,
     )
@@ -87,8 +87,8 @@ def test_a_new_uid_under_the_same_key_is_a_delete_then_an_add() -> None:
     recreated = _pod("web-a", uid="7e41d0c2-88aa-4b1f-b7a5-2d9c0e6f3a02", version="185000")
     deltas = _relist([A1], [recreated])
     assert [(d.type, d.obj, d.final_state_unknown) for d in deltas] == [
-        (DeltaType.DELETED, A1, True),
-        (DeltaType.ADDED, recreated, False),
+        (EventType.DELETED, A1, True),
+        (EventType.ADDED, recreated, False),
     ]
 
 
@@ -139,11 +139,11 @@ def _apply(cache: dict[ObjectKey, KubeObject], deltas: list[Delta]) -> None:
     """Replay deltas as a consumer would, checking each one makes sense where it lands."""
     for delta in deltas:
         before = cache.get(delta.key)
-        if delta.type is DeltaType.DELETED:
+        if delta.type is EventType.DELETED:
             assert before is delta.obj
             del cache[delta.key]
             continue
-        if delta.type is DeltaType.ADDED:
+        if delta.type is EventType.ADDED:
             assert before is None
         else:
             assert before is not None and before.metadata.uid == delta.obj.metadata.uid

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import urllib3
 
+from notifier.kinds.registry import KINDS
 from notifier.objects import Kind, KubeObject
 from notifier.source.client import RawClient
 from notifier.source.credentials import load_access
@@ -120,8 +121,9 @@ class Kept:
 @pytest.fixture
 def reflectors(client: RawClient) -> Iterator[list[Reflector[KubeObject]]]:
     stop = threading.Event()
+    pods = resource_for(Kind.POD, kinds=KINDS)
     running = [
-        Reflector(list_watch=resource_for(Kind.POD).list_watch(f"ns-{n}"), store=Kept(),
+        Reflector(list_watch=pods.list_watch(f"ns-{n}"), store=Kept(),
                   client=client.sibling(), settings=FAST)
         for n in range(WATCHES)
     ]  # fmt: skip

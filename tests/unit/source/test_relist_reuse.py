@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from notifier.kinds.registry import decode_object
-from notifier.objects import Kind, KubeObject, ObjectKey
-from notifier.source.deltas import Delta, DeltaType
+from notifier.kinds.registry import KINDS, decode_object
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
+from notifier.source.deltas import Delta
 from notifier.source.informer_store import InformerStore
 from notifier.source.outage import Outage
 from notifier.source.reflector import Reflector
@@ -36,7 +36,7 @@ def _reflector(
     client: ListingClient, store: Store, handed: Handed, **options: Any
 ) -> Reflector[KubeObject]:
     informer_store = InformerStore(Kind.POD, store, handed, **options)
-    list_watch = resource_for(Kind.POD).list_watch(None)
+    list_watch = resource_for(Kind.POD, kinds=KINDS).list_watch(None)
     return Reflector(list_watch=list_watch, store=informer_store, client=client)  # type: ignore[arg-type]
 
 
@@ -61,7 +61,7 @@ def test_unchanged_objects_stay_the_cached_instances_and_changes_still_show() ->
     assert store.get(ObjectKey("shop/b")) is not first["b"]
     assert store.get(ObjectKey("shop/c")) is not first["c"]
     kinds = sorted((d.key, d.type) for d in handed.deltas)
-    assert (ObjectKey("shop/b"), DeltaType.UPDATED) in kinds
+    assert (ObjectKey("shop/b"), EventType.UPDATED) in kinds
     assert not any(d.key == "shop/a" for d in handed.deltas)
 
 
@@ -78,7 +78,9 @@ def _rich_pod(name: str, version: str) -> dict[str, Any]:
 def _as_saved(pod: dict[str, Any]) -> KubeObject:
     """What a restart's ``Known`` holds: decoded from the state file and trimmed."""
     page = {"kind": "PodList", "metadata": {"resourceVersion": "1"}, "items": [pod]}
-    listed = resource_for(Kind.POD).decoders.list.decode(json.dumps(page).encode()).items[0]
+    listed = (
+        resource_for(Kind.POD, kinds=KINDS).decoders.list.decode(json.dumps(page).encode()).items[0]
+    )
     return trim(decode_object(encode_object(trim(listed))))
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import msgspec
 
 from notifier.kinds.pod import Pod
-from notifier.objects import Kind, ObjectKey
-from notifier.source.deltas import DeltaType
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.source.store import Store
 
 
@@ -73,9 +72,9 @@ def test_replace_of_everything_swaps_the_cache_and_returns_the_diff() -> None:
         ObjectKey("shop/cart-1"): SHOP_CART,
     }
     assert sorted((d.key, d.type) for d in deltas) == [
-        ("billing/api-1", DeltaType.DELETED),
-        ("shop/cart-1", DeltaType.ADDED),
-        ("shop/web-1", DeltaType.UPDATED),
+        ("billing/api-1", EventType.DELETED),
+        ("shop/cart-1", EventType.ADDED),
+        ("shop/web-1", EventType.UPDATED),
     ]
     assert {d.kind for d in deltas} == {Kind.POD}
 
@@ -86,8 +85,8 @@ def test_replace_of_one_namespace_leaves_the_others_alone() -> None:
     assert set(store.snapshot()) == {ObjectKey("shop/web-1"), ObjectKey("billing/api-1")}
     assert store.get(ObjectKey("billing/api-1")) is BILLING_API
     assert sorted((d.key, d.type) for d in deltas) == [
-        ("shop/cart-1", DeltaType.DELETED),
-        ("shop/web-1", DeltaType.UPDATED),
+        ("shop/cart-1", EventType.DELETED),
+        ("shop/web-1", EventType.UPDATED),
     ]
 
 
@@ -96,7 +95,7 @@ def test_an_empty_list_of_one_namespace_deletes_only_that_namespace() -> None:
     deltas = store.replace([], "billing")
     assert store.snapshot() == {ObjectKey("shop/web-1"): SHOP_WEB}
     assert [(d.key, d.type, d.obj) for d in deltas] == [
-        ("billing/api-1", DeltaType.DELETED, BILLING_API)
+        ("billing/api-1", EventType.DELETED, BILLING_API)
     ]
 
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 from notifier.kinds.registry import KINDS
 from notifier.rules.engine import RulesEngine
-from notifier.state.durable.firings import DurableFirings
-from notifier.state.firing import FiringRow
+from notifier.state.firing import DurableFirings, FiringRow
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset
 from tests.unit.rules.test_resolved import RULE, _recovered
 from tests.unit.state.helpers import open_store

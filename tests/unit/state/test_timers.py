@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from notifier.kinds.registry import KINDS
 from notifier.rules.engine import RulesEngine
-from notifier.state.durable.timers import DurableTimers
-from notifier.state.timers import TimerRow
+from notifier.state.timers import DurableTimers, TimerRow
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import FIVE_MINUTES, RULE, _entered
 from tests.unit.state.helpers import open_store
@@ -23,15 +23,15 @@ def _engine(timers: DurableTimers) -> RulesEngine:
 
 def test_a_timer_survives_restarts_and_fires_once(tmp_path: Path) -> None:
     first = open_store(tmp_path / "s.db")
-    _engine(DurableTimers(first.timers)).decide(_entered())
+    _engine(DurableTimers(first.timers, kinds=KINDS)).decide(_entered())
     first.close()
 
     second = open_store(tmp_path / "s.db")
-    [timer] = DurableTimers(second.timers).all_timers()
+    [timer] = DurableTimers(second.timers, kinds=KINDS).all_timers()
     assert (timer.since, timer.fired) == (NOW, False)
     seen = replace(_entered(), changes=(), signals=frozenset())
     assert timer.transition == seen  # what is told after the restart is what was seen
-    engine = _engine(DurableTimers(second.timers))
+    engine = _engine(DurableTimers(second.timers, kinds=KINDS))
     assert engine.next_due() == NOW + FIVE_MINUTES  # not reset by the restart
     released = engine.tick(NOW + 2 * FIVE_MINUTES)
     assert len(released.notifications) == 1
@@ -39,7 +39,10 @@ def test_a_timer_survives_restarts_and_fires_once(tmp_path: Path) -> None:
     second.close()
 
     third = open_store(tmp_path / "s.db")
-    assert _engine(DurableTimers(third.timers)).tick(NOW + 3 * FIVE_MINUTES).notifications == []
+    assert (
+        _engine(DurableTimers(third.timers, kinds=KINDS)).tick(NOW + 3 * FIVE_MINUTES).notifications
+        == []
+    )
     third.close()
 
 
@@ -48,7 +51,7 @@ def test_an_unreadable_row_is_dropped(tmp_path: Path) -> None:
     store.timers.upsert(TimerRow("r", 0, "Pod", "shop/web", NOW, False, 0, "[]", b"{not json"))
     store.close()
     store = open_store(tmp_path / "s.db")
-    assert DurableTimers(store.timers).all_timers() == []
+    assert DurableTimers(store.timers, kinds=KINDS).all_timers() == []
     store.flush()
     assert store.timers.all_rows() == []
     store.close()

@@ -10,10 +10,10 @@ from msgspec.structs import replace
 
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.workload import Container
-from notifier.objects import KubeObject, ObjectKey
+from notifier.objects import EventType, KubeObject, ObjectKey
 from notifier.origin import Origin
 from notifier.transitions.detecting import detect, detect_all, signals_between
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 from notifier.transitions.states import states_of
 from tests.unit.transitions.recorded import deployments, pods, services
 

@@ -8,11 +8,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from notifier.objects import KubeObject, kind_of
+from notifier.kinds.registry import KINDS
+from notifier.objects import EventType, KubeObject, kind_of
 from notifier.origin import Origin
 from notifier.transitions.changes import changes_between
 from notifier.transitions.detecting import detect, detect_all, signals_between
-from notifier.transitions.model import EventType
 from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of
 from notifier.transitions.vocabulary import signals_for, states_for
@@ -29,7 +29,7 @@ def _detect(old: KubeObject | None, new: KubeObject | None) -> Any:
 @FEW
 @given(any_object())
 def test_states_are_vocabulary_words(obj: KubeObject) -> None:
-    assert states_of(obj) <= states_for(kind_of(obj))
+    assert states_of(obj) <= states_for(kind_of(obj), kinds=KINDS)
 
 
 @FEW
@@ -68,8 +68,8 @@ def test_update_uses_only_vocabulary_words(pair: tuple[KubeObject, KubeObject]) 
         return
     kind = kind_of(new)
     assert found.event is EventType.UPDATED
-    assert found.old_states | found.new_states <= states_for(kind)
-    assert found.signals <= signals_for(kind)
+    assert found.old_states | found.new_states <= states_for(kind, kinds=KINDS)
+    assert found.signals <= signals_for(kind, kinds=KINDS)
     assert found.changes == changes_between(old, new)
 
 

@@ -6,10 +6,9 @@ import threading
 
 import pytest
 
-from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
 from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
-from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
 from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
@@ -61,7 +60,7 @@ def test_a_listed_batch_is_acted_on_in_one_write_and_a_failed_key_alone_retried(
     intake = Intake(queue, known)
     for name in NAMES:
         store.upsert(_pod(name))
-    intake.handle([_delta(DeltaType.ADDED, _pod(name), Origin.INITIAL_LIST) for name in NAMES])
+    intake.handle([_delta(EventType.ADDED, _pod(name), Origin.INITIAL_LIST) for name in NAMES])
     sink = FailsOnceFor("web-2")
     workers = Workers(
         queue=queue, intake=intake, stores={Kind.POD: store}, known=known, sink=sink, count=1
@@ -85,7 +84,7 @@ def test_a_listed_key_is_waited_for_until_its_state_is_known() -> None:
     store, known = Store(Kind.POD), Known()
     intake = Intake(queue, known)
     store.upsert(_pod("web-0"))
-    intake.handle([_delta(DeltaType.ADDED, _pod("web-0"), Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, _pod("web-0"), Origin.INITIAL_LIST)])
     seen_waiting: list[bool] = []
 
     class Looking:
@@ -124,7 +123,7 @@ def test_keys_after_a_pass_that_raised_come_back_to_the_queue() -> None:
     intake = Intake(queue, known)
     for name in NAMES[:3]:
         store.upsert(_pod(name))
-    intake.handle([_delta(DeltaType.ADDED, _pod(name), Origin.INITIAL_LIST) for name in NAMES[:3]])
+    intake.handle([_delta(EventType.ADDED, _pod(name), Origin.INITIAL_LIST) for name in NAMES[:3]])
     workers = Workers(
         queue=queue, intake=intake, stores={Kind.POD: store}, known=known, sink=FailsOnceFor("")
     )

@@ -9,12 +9,12 @@ import msgspec
 
 from notifier.kinds.deployment import Deployment
 from notifier.kinds.pod import Pod
-from notifier.objects import Kind, KubeObject, ObjectKey, key_of
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey, key_of
 from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
-from notifier.source.deltas import Delta, DeltaType
+from notifier.source.deltas import Delta
 from notifier.source.store import Store
-from notifier.transitions.model import EventType, Transition
+from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
 from notifier.workers.keys import WorkKey
 from notifier.workers.known import Known
@@ -46,7 +46,7 @@ WEB = _pod("web-1")
 WEB_KEY = WorkKey(Kind.POD, ObjectKey("shop/web-1"))
 
 
-def _delta(kind: DeltaType, obj: KubeObject, origin: Origin = Origin.LIVE) -> Delta:
+def _delta(kind: EventType, obj: KubeObject, origin: Origin = Origin.LIVE) -> Delta:
     return Delta(Kind.POD, key_of(obj), kind, obj, origin)
 
 
@@ -94,8 +94,8 @@ class Seen:
 def test_many_deltas_of_one_key_queue_it_once() -> None:
     queue = _queue()
     intake = Intake(queue, Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB), _delta(DeltaType.UPDATED, _pod("web-1", "101"))])
-    intake.handle([_delta(DeltaType.UPDATED, _pod("web-1", "102"), Origin.RESYNC)])
+    intake.handle([_delta(EventType.ADDED, WEB), _delta(EventType.UPDATED, _pod("web-1", "101"))])
+    intake.handle([_delta(EventType.UPDATED, _pod("web-1", "102"), Origin.RESYNC)])
     assert _queued(queue) == [WEB_KEY]
     assert intake.take(WEB_KEY).origins == {Origin.LIVE, Origin.RESYNC}
 
@@ -106,11 +106,11 @@ def test_keys_are_queued_in_arrival_order_and_kinds_do_not_mix() -> None:
     deployment = msgspec.convert(
         {"kind": "Deployment", "metadata": {"name": "web-1", "namespace": "shop"}}, type=Deployment
     )
-    intake.handle([_delta(DeltaType.ADDED, _pod("b")), _delta(DeltaType.ADDED, _pod("a"))])
+    intake.handle([_delta(EventType.ADDED, _pod("b")), _delta(EventType.ADDED, _pod("a"))])
     intake.handle(
-        [Delta(Kind.DEPLOYMENT, key_of(deployment), DeltaType.ADDED, deployment, Origin.LIVE)]
+        [Delta(Kind.DEPLOYMENT, key_of(deployment), EventType.ADDED, deployment, Origin.LIVE)]
     )
-    intake.handle([_delta(DeltaType.ADDED, WEB)])
+    intake.handle([_delta(EventType.ADDED, WEB)])
     assert [str(key) for key in _queued(queue)] == [
         "Pod/shop/b",
         "Pod/shop/a",
@@ -122,11 +122,11 @@ def test_keys_are_queued_in_arrival_order_and_kinds_do_not_mix() -> None:
 def test_a_delta_for_a_key_in_flight_queues_it_again_after_its_pass() -> None:
     queue = _queue()
     intake = Intake(queue, Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB)])
+    intake.handle([_delta(EventType.ADDED, WEB)])
     key = queue.get(timeout=0)
     assert key == WEB_KEY
     assert intake.take(WEB_KEY).origins == {Origin.LIVE}
-    intake.handle([_delta(DeltaType.DELETED, _pod("web-1", "103"))])
+    intake.handle([_delta(EventType.DELETED, _pod("web-1", "103"))])
     queue.done(WEB_KEY)
     assert _queued(queue) == [WEB_KEY]
     assert intake.take(WEB_KEY).tombstone == _pod("web-1", "103")
@@ -134,7 +134,7 @@ def test_a_delta_for_a_key_in_flight_queues_it_again_after_its_pass() -> None:
 
 def test_take_empties_what_was_pending() -> None:
     intake = Intake(_queue(), Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     assert intake.take(WEB_KEY).listed is WEB
     assert intake.take(WEB_KEY) == Pending()
 
@@ -144,7 +144,7 @@ def test_take_empties_what_was_pending() -> None:
 
 def test_give_back_keeps_a_failed_pass_for_the_retry() -> None:
     intake = Intake(_queue(), Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     failed = intake.take(WEB_KEY)
     intake.give_back(WEB_KEY, failed)
     assert intake.take(WEB_KEY) == Pending(origins=frozenset({Origin.INITIAL_LIST}), listed=WEB)
@@ -153,10 +153,10 @@ def test_give_back_keeps_a_failed_pass_for_the_retry() -> None:
 def test_give_back_merges_what_arrived_during_the_failed_pass() -> None:
     queue = _queue()
     intake = Intake(queue, Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     failed = intake.take(WEB_KEY)
     final = _pod("web-1", "104", deleting=True)
-    intake.handle([_delta(DeltaType.DELETED, final)])
+    intake.handle([_delta(EventType.DELETED, final)])
     intake.give_back(WEB_KEY, failed)
     retry = intake.take(WEB_KEY)
     assert retry == Pending(
@@ -166,9 +166,9 @@ def test_give_back_merges_what_arrived_during_the_failed_pass() -> None:
 
 def test_give_back_keeps_the_failed_pass_tombstone_over_a_later_re_create() -> None:
     intake = Intake(_queue(), Known())
-    intake.handle([_delta(DeltaType.DELETED, WEB)])
+    intake.handle([_delta(EventType.DELETED, WEB)])
     failed = intake.take(WEB_KEY)
-    intake.handle([_delta(DeltaType.ADDED, _pod("web-1", "200"))])
+    intake.handle([_delta(EventType.ADDED, _pod("web-1", "200"))])
     intake.give_back(WEB_KEY, failed)
     assert intake.take(WEB_KEY).tombstone is WEB
 
@@ -205,7 +205,7 @@ def test_nothing_vanished_nothing_queued() -> None:
 def test_a_vanished_key_already_pending_gains_the_catch_up_mark_and_is_queued_once() -> None:
     queue = _queue()
     intake = Intake(queue, _restarted_known(_pod_key("a")))
-    intake.handle([_delta(DeltaType.DELETED, _pod("a", "300"), Origin.RELIST)])
+    intake.handle([_delta(EventType.DELETED, _pod("a", "300"), Origin.RELIST)])
     assert intake.enqueue_vanished(Kind.POD, set()) == 1
     assert _queued(queue) == [_pod_key("a")]
     pending = intake.take(_pod_key("a"))
@@ -240,13 +240,13 @@ def test_a_delete_arriving_during_a_pass_that_is_then_dropped_keeps_its_final_st
 
     def deleted_meanwhile() -> None:
         store.delete(WEB_KEY.key)
-        intake.handle([_delta(DeltaType.DELETED, final)])
+        intake.handle([_delta(EventType.DELETED, final)])
 
     sink = FlakySink(deleted_meanwhile)
     workers = Workers(queue=queue, intake=intake, stores={Kind.POD: store}, known=known, sink=sink)
     failing = _pod("web-1", "104", phase="Failed")
     store.upsert(failing)
-    intake.handle([_delta(DeltaType.UPDATED, failing)])
+    intake.handle([_delta(EventType.UPDATED, failing)])
     for _ in ("the failed pass", "the pass after the drop"):
         key = queue.get(timeout=0)
         assert key == WEB_KEY
@@ -261,7 +261,7 @@ def test_a_delete_arriving_during_a_pass_that_is_then_dropped_keeps_its_final_st
 def test_initial_list_waiting_until_every_listed_key_is_taken_and_finished() -> None:
     intake = Intake(_queue(), Known())
     assert not intake.initial_list_waiting()
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     assert intake.initial_list_waiting()
     taken = intake.take(WEB_KEY)
     assert intake.initial_list_waiting()  # being worked: its state is not known yet
@@ -271,7 +271,7 @@ def test_initial_list_waiting_until_every_listed_key_is_taken_and_finished() -> 
 
 def test_a_listed_key_given_back_waits_again_until_its_retry_finishes() -> None:
     intake = Intake(_queue(), Known())
-    intake.handle([_delta(DeltaType.ADDED, WEB, Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, WEB, Origin.INITIAL_LIST)])
     failed = intake.take(WEB_KEY)
     intake.give_back(WEB_KEY, failed)
     intake.finished([failed])

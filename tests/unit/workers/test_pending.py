@@ -6,9 +6,9 @@ import msgspec
 import pytest
 
 from notifier.kinds.pod import Pod
-from notifier.objects import Kind, ObjectKey
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.origin import Origin
-from notifier.source.deltas import Delta, DeltaType
+from notifier.source.deltas import Delta
 from notifier.workers.pending import Pending
 
 KEY = ObjectKey("shop/web-7d4b9c6f5d-x2x9k")
@@ -32,7 +32,7 @@ def _pod(version: str, *, phase: str = "Running", uid: str = "5f0e2c1a") -> Pod:
     )
 
 
-def _delta(kind: DeltaType, pod: Pod, origin: Origin, *, unknown: bool = False) -> Delta:
+def _delta(kind: EventType, pod: Pod, origin: Origin, *, unknown: bool = False) -> Delta:
     return Delta(Kind.POD, KEY, kind, pod, origin, unknown)
 
 
@@ -51,42 +51,42 @@ V1, V2, V3 = _pod("100", phase="Pending"), _pod("101"), _pod("102", phase="Faile
 
 def test_updates_leave_only_their_origin() -> None:
     pending = _pending(
-        _delta(DeltaType.ADDED, V1, Origin.LIVE), _delta(DeltaType.UPDATED, V2, Origin.LIVE)
+        _delta(EventType.ADDED, V1, Origin.LIVE), _delta(EventType.UPDATED, V2, Origin.LIVE)
     )
     assert pending == Pending(origins=frozenset({Origin.LIVE}))
 
 
 def test_the_initial_list_sighting_is_kept_and_not_replaced_by_later_ones() -> None:
     pending = _pending(
-        _delta(DeltaType.ADDED, V1, Origin.INITIAL_LIST),
-        _delta(DeltaType.UPDATED, V2, Origin.LIVE),
-        _delta(DeltaType.UPDATED, V2, Origin.RESYNC),
+        _delta(EventType.ADDED, V1, Origin.INITIAL_LIST),
+        _delta(EventType.UPDATED, V2, Origin.LIVE),
+        _delta(EventType.UPDATED, V2, Origin.RESYNC),
     )
     assert pending.listed is V1
     assert pending.origins == {Origin.INITIAL_LIST, Origin.LIVE, Origin.RESYNC}
 
 
 def test_a_live_add_is_not_an_initial_list_sighting() -> None:
-    assert _pending(_delta(DeltaType.ADDED, V1, Origin.LIVE)).listed is None
+    assert _pending(_delta(EventType.ADDED, V1, Origin.LIVE)).listed is None
 
 
 def test_a_delete_keeps_the_final_state() -> None:
     pending = _pending(
-        _delta(DeltaType.UPDATED, V2, Origin.LIVE), _delta(DeltaType.DELETED, V3, Origin.LIVE)
+        _delta(EventType.UPDATED, V2, Origin.LIVE), _delta(EventType.DELETED, V3, Origin.LIVE)
     )
     assert pending.tombstone is V3
     assert not pending.final_state_unknown
 
 
 def test_a_delete_found_by_a_relist_is_marked_final_state_unknown() -> None:
-    pending = _pending(_delta(DeltaType.DELETED, V2, Origin.RELIST, unknown=True))
+    pending = _pending(_delta(EventType.DELETED, V2, Origin.RELIST, unknown=True))
     assert (pending.tombstone, pending.final_state_unknown) == (V2, True)
 
 
 def test_a_re_create_after_a_delete_keeps_the_tombstone() -> None:
     recreated = _pod("200", phase="Pending", uid="9c1e77d0")
     pending = _pending(
-        _delta(DeltaType.DELETED, V2, Origin.LIVE), _delta(DeltaType.ADDED, recreated, Origin.LIVE)
+        _delta(EventType.DELETED, V2, Origin.LIVE), _delta(EventType.ADDED, recreated, Origin.LIVE)
     )
     assert pending.tombstone is V2
 
@@ -94,9 +94,9 @@ def test_a_re_create_after_a_delete_keeps_the_tombstone() -> None:
 def test_the_latest_of_two_deletes_wins() -> None:
     second = _pod("300", uid="9c1e77d0")
     pending = _pending(
-        _delta(DeltaType.DELETED, V2, Origin.LIVE, unknown=True),
-        _delta(DeltaType.ADDED, second, Origin.LIVE),
-        _delta(DeltaType.DELETED, second, Origin.LIVE),
+        _delta(EventType.DELETED, V2, Origin.LIVE, unknown=True),
+        _delta(EventType.ADDED, second, Origin.LIVE),
+        _delta(EventType.DELETED, second, Origin.LIVE),
     )
     assert (pending.tombstone, pending.final_state_unknown) == (second, False)
 

@@ -12,10 +12,10 @@ from typing import Any
 import msgspec
 
 from notifier.kinds.pod import Pod
-from notifier.objects import Kind, KubeObject, ObjectKey
+from notifier.objects import EventType, Kind, KubeObject, ObjectKey
 from notifier.origin import Origin
-from notifier.source.deltas import Delta, DeltaType
-from notifier.transitions.model import EventType, Transition
+from notifier.source.deltas import Delta
+from notifier.transitions.model import Transition
 from notifier.workers.pending import Pending
 from notifier.workers.worker import transitions_for
 
@@ -74,7 +74,7 @@ RECREATED = _pod("185001", uid="9c1e77d0-4a2b-4c3d-8e9f-1a2b3c4d5e6f", phase="Pe
 
 
 def _delta(
-    kind: DeltaType, obj: KubeObject, origin: Origin = Origin.LIVE, *, unknown: bool = False
+    kind: EventType, obj: KubeObject, origin: Origin = Origin.LIVE, *, unknown: bool = False
 ) -> Delta:
     return Delta(Kind.POD, KEY, kind, obj, origin, unknown)
 
@@ -109,7 +109,7 @@ def _versions(transitions: list[Transition]) -> list[tuple[str | None, str | Non
 
 
 def test_first_sighting_from_the_initial_list_is_an_initial_list_add() -> None:
-    transitions = _pass(None, READY, _delta(DeltaType.ADDED, READY, Origin.INITIAL_LIST))
+    transitions = _pass(None, READY, _delta(EventType.ADDED, READY, Origin.INITIAL_LIST))
     assert _story(transitions) == [(EventType.ADDED, Origin.INITIAL_LIST)]
     assert transitions[0].new is READY
     assert {"Running", "Ready"} <= transitions[0].new_states
@@ -118,14 +118,14 @@ def test_first_sighting_from_the_initial_list_is_an_initial_list_add() -> None:
 def test_on_a_later_start_an_object_listed_with_no_saved_state_is_a_catch_up_add() -> None:
     # It appeared while we were away, or its add was never acted on before a crash.
     pending = Pending()
-    pending.add(_delta(DeltaType.ADDED, CRASHING, Origin.INITIAL_LIST))
+    pending.add(_delta(EventType.ADDED, CRASHING, Origin.INITIAL_LIST))
     transitions = transitions_for(None, CRASHING, pending, observed_at=1.0, first_start=False)
     assert _story(transitions) == [(EventType.ADDED, Origin.CATCH_UP)]
     assert "CrashLoopBackOff" in transitions[0].entered
 
 
 def test_a_live_add_is_a_live_add() -> None:
-    transitions = _pass(None, SCHEDULED, _delta(DeltaType.ADDED, SCHEDULED))
+    transitions = _pass(None, SCHEDULED, _delta(EventType.ADDED, SCHEDULED))
     assert _story(transitions) == [(EventType.ADDED, Origin.LIVE)]
     assert transitions[0].signals == {"Created"}
 
@@ -134,8 +134,8 @@ def test_initial_list_and_a_live_change_coalesced_are_split_at_the_listed_state(
     transitions = _pass(
         None,
         CRASHING,
-        _delta(DeltaType.ADDED, READY, Origin.INITIAL_LIST),
-        _delta(DeltaType.UPDATED, CRASHING),
+        _delta(EventType.ADDED, READY, Origin.INITIAL_LIST),
+        _delta(EventType.UPDATED, CRASHING),
     )
     assert _story(transitions) == [
         (EventType.ADDED, Origin.INITIAL_LIST),
@@ -150,8 +150,8 @@ def test_updates_then_a_delete_end_with_the_tombstone() -> None:
     transitions = _pass(
         READY,
         None,
-        _delta(DeltaType.UPDATED, CRASHING),
-        _delta(DeltaType.DELETED, TERMINATING),
+        _delta(EventType.UPDATED, CRASHING),
+        _delta(EventType.DELETED, TERMINATING),
     )
     assert _story(transitions) == [
         (EventType.UPDATED, Origin.LIVE),
@@ -171,8 +171,8 @@ def test_delete_and_re_create_before_processing_is_a_delete_then_an_add() -> Non
     transitions = _pass(
         READY,
         RECREATED,
-        _delta(DeltaType.DELETED, gone),
-        _delta(DeltaType.ADDED, RECREATED),
+        _delta(EventType.DELETED, gone),
+        _delta(EventType.ADDED, RECREATED),
     )
     assert _story(transitions) == [(EventType.DELETED, Origin.LIVE), (EventType.ADDED, Origin.LIVE)]
     assert transitions[0].old is gone and not transitions[0].final_state_unknown
@@ -184,8 +184,8 @@ def test_a_new_uid_seen_without_its_delete_is_a_delete_of_unknown_final_state_th
     transitions = _pass(
         READY,
         RECREATED,
-        _delta(DeltaType.DELETED, READY, unknown=True),
-        _delta(DeltaType.ADDED, RECREATED),
+        _delta(EventType.DELETED, READY, unknown=True),
+        _delta(EventType.ADDED, RECREATED),
     )
     assert _story(transitions) == [(EventType.DELETED, Origin.LIVE), (EventType.ADDED, Origin.LIVE)]
     assert transitions[0].final_state_unknown
@@ -200,24 +200,24 @@ def test_known_before_a_restart_and_absent_now_is_a_catch_up_delete() -> None:
 
 
 def test_a_delete_found_by_a_relist_keeps_its_origin_and_flag() -> None:
-    transitions = _pass(READY, None, _delta(DeltaType.DELETED, READY, Origin.RELIST, unknown=True))
+    transitions = _pass(READY, None, _delta(EventType.DELETED, READY, Origin.RELIST, unknown=True))
     assert _story(transitions) == [(EventType.DELETED, Origin.RELIST)]
     assert transitions[0].final_state_unknown
 
 
 def test_a_resync_of_an_unchanged_object_is_nothing() -> None:
-    assert _pass(READY, READY, _delta(DeltaType.UPDATED, READY, Origin.RESYNC)) == []
+    assert _pass(READY, READY, _delta(EventType.UPDATED, READY, Origin.RESYNC)) == []
 
 
 def test_a_changed_object_found_by_the_initial_list_with_durable_state_is_a_catch_up() -> None:
-    transitions = _pass(READY, CRASHING, _delta(DeltaType.ADDED, CRASHING, Origin.INITIAL_LIST))
+    transitions = _pass(READY, CRASHING, _delta(EventType.ADDED, CRASHING, Origin.INITIAL_LIST))
     assert _story(transitions) == [(EventType.UPDATED, Origin.CATCH_UP)]
     assert _versions(transitions) == [("184260", "184399")]
     assert "CrashLoopBackOff" in transitions[0].entered
 
 
 def test_an_unchanged_object_found_by_the_initial_list_with_durable_state_is_nothing() -> None:
-    assert _pass(READY, READY, _delta(DeltaType.ADDED, READY, Origin.INITIAL_LIST)) == []
+    assert _pass(READY, READY, _delta(EventType.ADDED, READY, Origin.INITIAL_LIST)) == []
 
 
 def test_catch_up_and_a_live_change_coalesced_are_split_at_the_listed_state() -> None:
@@ -225,8 +225,8 @@ def test_catch_up_and_a_live_change_coalesced_are_split_at_the_listed_state() ->
     transitions = _pass(
         READY,
         TERMINATING,
-        _delta(DeltaType.ADDED, CRASHING, Origin.INITIAL_LIST),
-        _delta(DeltaType.UPDATED, TERMINATING),
+        _delta(EventType.ADDED, CRASHING, Origin.INITIAL_LIST),
+        _delta(EventType.UPDATED, TERMINATING),
     )
     assert _story(transitions) == [
         (EventType.UPDATED, Origin.CATCH_UP),

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import threading
 
-from notifier.objects import Kind
+from notifier.objects import EventType, Kind
 from notifier.origin import Origin
 from notifier.queue.rate_limiting_queue import RateLimitingQueue
-from notifier.source.deltas import DeltaType
 from notifier.source.store import Store
 from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
@@ -43,7 +42,7 @@ class Holding:
 
 def _list(intake: Intake, store: Store, name: str) -> None:
     store.upsert(_pod(name))
-    intake.handle([_delta(DeltaType.ADDED, _pod(name), Origin.INITIAL_LIST)])
+    intake.handle([_delta(EventType.ADDED, _pod(name), Origin.INITIAL_LIST)])
 
 
 def test_a_second_workers_pass_waits_for_the_first_to_end() -> None:

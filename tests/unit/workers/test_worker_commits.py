@@ -6,8 +6,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from notifier.objects import Kind, ObjectKey
-from notifier.source.deltas import DeltaType
+from notifier.objects import EventType, Kind, ObjectKey
 from notifier.source.store import Store
 from notifier.transitions.model import Transition
 from notifier.workers.intake import Intake
@@ -58,7 +57,7 @@ def test_a_pass_says_whether_keys_wait_behind_it() -> None:
         for name in ("a", "b"):
             failed = _pod(name, "200", phase="Failed")
             store.upsert(failed)
-            intake.handle([_delta(DeltaType.UPDATED, failed)])
+            intake.handle([_delta(EventType.UPDATED, failed)])
             assert sink.entered.wait(5)  # "a" is being worked before "b" is queued
         sink.open.set()
         with commits.passes:

@@ -2,7 +2,7 @@
 list and replay ``dead-letters``.
 
 Only the flags are imported here; a command's modules are imported once it
-is chosen (``cli_commands.py``, ``service/options.py``)."""
+is chosen (``cli/commands.py``, ``service/options.py``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 
 from notifier import __version__
-from notifier.cli_commands import (
+from notifier.cli.commands import (
     add_dead_letter_commands,
     add_rules_commands,
     add_silence_commands,

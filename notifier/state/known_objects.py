@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import msgspec
 
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind, KubeObject
 from notifier.source.trimming import trim
 from notifier.state.seen import SeenObjects, SeenRecord, encode_object
@@ -19,7 +19,7 @@ log = logging.getLogger("notifier.service")
 
 
 class DurableSeen:
-    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind], known: Kinds = KINDS) -> None:
+    def __init__(self, seen: SeenObjects, kinds: Sequence[Kind], *, known: Kinds) -> None:
         self._seen = seen
         self._kinds = kinds
         self._known = known

@@ -13,8 +13,8 @@ import datetime as dt
 import hashlib
 import logging
 
-from notifier.config.reloading import ReloadResult, RulesHolder
-from notifier.service.reloading import report
+from notifier.reload.holder import ReloadResult, RulesHolder
+from notifier.reload.polling import report
 from notifier.source.client import ApiError, RawClient
 from notifier.source.configmaps import ConfigMap, WatchedConfigMap
 from notifier.source.reflector import ReflectorSettings

@@ -4,7 +4,7 @@ The silences live in a ConfigMap (``--config-map``, or ``$KUBE_NOTIFIER_SILENCES
 the chart's ``<fullname>-silences``) that every replica of the service
 watches, so a silence mutes everywhere within a second or so and outlives
 restarts. Edits are read-modify-write on the ConfigMap's resourceVersion
-(``service/silence_map.py``, which the page uses too: a conflicting edit is
+(``silences/writing.py``, which the page uses too: a conflicting edit is
 retried; silences that ended a day ago are pruned). The
 command uses your kubeconfig, so your RBAC decides who may silence.
 """
@@ -22,7 +22,7 @@ import urllib3
 from notifier.exits import Exit
 from notifier.rules.durations import parse_duration
 from notifier.rules.silences import SilenceError, parse_matchers
-from notifier.service.silence_map import (
+from notifier.silences.writing import (
     Edit,
     edit_silences,
     expiring,

@@ -23,8 +23,8 @@ from typing import TextIO
 import msgspec
 import yaml
 
-from notifier.cli_rules_inputs import TextTimes, kube_object, load_for_test
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.cli.rules_inputs import TextTimes, kube_object, load_for_test
+from notifier.kinds.registry import Kinds
 from notifier.notifications import Notification
 from notifier.objects import KubeObject, key_of, kind_of, timestamp
 from notifier.origin import Origin
@@ -52,7 +52,7 @@ def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 1
     try:
         every, until = parse_duration(args.every), parse_duration(args.until)
-        states = list(read_states(args.states, every, loaded.kinds))
+        states = list(read_states(args.states, every, known=loaded.kinds))
     except (OSError, ValueError, yaml.YAMLError, msgspec.ValidationError) as exc:
         print(f"error: {exc}", file=out)
         return 1
@@ -60,7 +60,7 @@ def run_timeline(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return 0
 
 
-def read_states(specs: Sequence[str], every: float, known: Kinds = KINDS) -> Iterator[State]:
+def read_states(specs: Sequence[str], every: float, *, known: Kinds) -> Iterator[State]:
     """The states in order given; an offset counts from the first state's time."""
     at, first = 0.0, None
     for spec in specs:
@@ -79,7 +79,7 @@ def _objects(path: Path, known: Kinds) -> Iterator[KubeObject]:
     for document in yaml.load_all(path.read_text(encoding="utf-8"), Loader=TextTimes):
         items = document.get("items") if isinstance(document, dict) else None
         for data in items if document.get("kind") == "List" and items else [document]:
-            yield kube_object(data, path, known)
+            yield kube_object(data, path, known=known)
 
 
 def play(ruleset: Ruleset, states: Sequence[State], until: float, out: TextIO) -> None:

@@ -170,62 +170,62 @@ def add_sink_commands(subparsers: Commands) -> None:
 
 def _rules_check(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_rules import run_check  # noqa: PLC0415
+        from notifier.cli.rules import run_check  # noqa: PLC0415
 
     return run_check(args)
 
 
 def _rules_test(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_rules import run_test  # noqa: PLC0415
+        from notifier.cli.rules import run_test  # noqa: PLC0415
 
     return run_test(args)
 
 
 def _rules_timeline(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_timeline import run_timeline  # noqa: PLC0415
+        from notifier.cli.timeline import run_timeline  # noqa: PLC0415
 
     return run_timeline(args)
 
 
 def _dead_letters_list(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_dead_letters import run_list  # noqa: PLC0415
+        from notifier.cli.dead_letters import run_list  # noqa: PLC0415
 
     return run_list(args)
 
 
 def _dead_letters_replay(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_dead_letters import run_replay  # noqa: PLC0415
+        from notifier.cli.dead_letters import run_replay  # noqa: PLC0415
 
     return run_replay(args)
 
 
 def _silence_add(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_silences import run_add  # noqa: PLC0415
+        from notifier.cli.silences import run_add  # noqa: PLC0415
 
     return run_add(args)
 
 
 def _silence_list(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_silences import run_list  # noqa: PLC0415
+        from notifier.cli.silences import run_list  # noqa: PLC0415
 
     return run_list(args)
 
 
 def _silence_expire(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_silences import run_expire  # noqa: PLC0415
+        from notifier.cli.silences import run_expire  # noqa: PLC0415
 
     return run_expire(args)
 
 
 def _sinks_test(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli_sinks import run_test  # noqa: PLC0415
+        from notifier.cli.sinks import run_test  # noqa: PLC0415
 
     return run_test(args)

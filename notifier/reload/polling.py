@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 from notifier.config.documents import MAX_BYTES
-from notifier.config.reloading import ReloadResult, RulesHolder
+from notifier.reload.holder import ReloadResult, RulesHolder
 from notifier.supervision import supervised
 
 log = logging.getLogger("notifier.config")

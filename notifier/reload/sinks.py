@@ -6,9 +6,9 @@ from functools import partial
 
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import LoadedConfig
-from notifier.config.reloading import Staged, Stager
 from notifier.delivery import Delivery
 from notifier.delivery.building import plan_sinks
+from notifier.reload.holder import Staged, Stager
 from notifier.sinks.alertmanager.open_alerts import AlertStore
 from notifier.sinks.secrets import SinkBuildError
 from notifier.sinks.thread_roots import ThreadStore

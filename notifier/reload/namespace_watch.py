@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import LoadedConfig
-from notifier.config.reloading import Staged
+from notifier.reload.holder import Staged
 from notifier.source.access import KubeAccessError, check_access
 from notifier.source.client import RawClient
 from notifier.source.namespaces import NamespaceLabels
@@ -63,7 +63,7 @@ class NamespaceWatch:
         if self.watching or not candidate.config.uses_namespace_labels():
             return Staged(apply=_nothing)
         try:
-            check_access(self._client, (), (), namespace_labels=True)
+            check_access(self._client, (), (), namespace_labels=True, known=candidate.kinds)
         except KubeAccessError as err:
             path = "rules (namespace_selector)"
             raise ConfigError([ConfigIssue(candidate.source, None, None, path, str(err))]) from None

@@ -12,7 +12,7 @@ with ``--explain`` (or ``--payload``/``--blocks``, its older spellings) the
 body each of its sinks would send. Noise control is left out: each matched
 rule's message is shown as if it were sent alone.
 
-Their flags are in ``cli_commands.py``, whose handlers import this module
+Their flags are in ``cli/commands.py``, whose handlers import this module
 only when a ``rules`` command runs.
 """
 
@@ -28,10 +28,10 @@ from typing import TextIO
 import msgspec
 import yaml
 
-from notifier.cli_commands import add_rules_commands
-from notifier.cli_rules_bodies import print_bodies
-from notifier.cli_rules_inputs import load_for_test, read_object
-from notifier.cli_rules_silences import apply_silences, read_silences
+from notifier.cli.commands import add_rules_commands
+from notifier.cli.rules_bodies import print_bodies
+from notifier.cli.rules_inputs import load_for_test, read_object
+from notifier.cli.rules_silences import apply_silences, read_silences
 from notifier.config import ConfigError, LoadedConfig, read_config
 from notifier.config.model import Config
 from notifier.config.sink_errors import sink_build_error
@@ -52,7 +52,7 @@ from notifier.transitions.model import Transition
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``rules ...`` on its own (tests, or ``python -m notifier.cli_rules``)."""
+    """``rules ...`` on its own (tests, or ``python -m notifier.cli.rules``)."""
     parser = argparse.ArgumentParser(prog="kube-notifier")
     add_rules_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
@@ -88,7 +88,7 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
 def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
     import urllib3  # noqa: PLC0415
 
-    from notifier.service.enrichment import missing_access  # noqa: PLC0415 - the API client
+    from notifier.enrichment.wiring import missing_access  # noqa: PLC0415 - the API client
     from notifier.source.access import KubeAccessError, cluster_access, failure  # noqa: PLC0415
     from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 
@@ -150,8 +150,8 @@ def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig |
 def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:
     if args.old is None and args.new is None:
         raise ValueError("give --old, --new or both")
-    old = read_object(args.old, known) if args.old else None
-    new = read_object(args.new, known) if args.new else None
+    old = read_object(args.old, known=known) if args.old else None
+    new = read_object(args.new, known=known) if args.new else None
     return detect(
         old, new, origin=Origin(args.origin), observed_at=time.time(), correlation_id="rules-test"
     )

@@ -33,7 +33,7 @@ def read_silences(args: argparse.Namespace) -> list[Silence] | None:
         return _from_file(args.silences)
     if args.silences_config_map is None:
         return None
-    from notifier.service.silence_map import read_silences_map  # noqa: PLC0415 - the API client
+    from notifier.silences.writing import read_silences_map  # noqa: PLC0415 - the API client
     from notifier.source.access import KubeAccessError, cluster_access, failure  # noqa: PLC0415
     from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
 

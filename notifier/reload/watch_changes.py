@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import LoadedConfig
 from notifier.config.model import WatchConfig
-from notifier.config.reloading import Staged
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
+from notifier.reload.holder import Staged
 from notifier.source.access import KubeAccessError, check_access
 from notifier.source.client import RawClient
 from notifier.source.informer import Informer

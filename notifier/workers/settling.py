@@ -3,11 +3,11 @@
 The initial list: once every informer is synced, what we knew before a
 restart and is gone now is queued as catch-up deletes and the cache is frozen
 out of the cyclic GC's reach, and the GC, paused since start
-(``service/heap.py``), resumes; once the workers have acted on every listed key
+(``heap.py``), resumes; once the workers have acted on every listed key
 (taken it and known what they acted on: its state row is submitted),
 the baseline is marked, the rules' ``for:`` timers may fire (what left its
 state while we were away has cancelled its timer) and, with the state writes committed, the start's
-freed memory is given back (``service/heap.py``).
+freed memory is given back (``heap.py``).
 
 Each relist after a 410 decodes the whole list again, page by page; the pages
 are freed, but the allocator keeps what they took: the hour-long soak showed
@@ -28,9 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from notifier.heap import give_back_freed_memory, resume_collection
 from notifier.kinds.sharing import freeze_heap
 from notifier.objects import Kind
-from notifier.service.heap import give_back_freed_memory, resume_collection
 from notifier.source.store import Store
 from notifier.supervision import supervised
 from notifier.workers.intake import Intake

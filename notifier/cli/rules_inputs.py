@@ -18,7 +18,7 @@ import yaml
 
 from notifier.config import ConfigError, LoadedConfig, read_config_text
 from notifier.config.loading import read_text
-from notifier.kinds.registry import KINDS, Kinds
+from notifier.kinds.registry import Kinds
 from notifier.objects import Kind, KubeObject
 
 _BARE_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -34,7 +34,7 @@ TextTimes.yaml_implicit_resolvers = {
 }
 
 
-def read_object(path: Path, known: Kinds = KINDS) -> KubeObject:
+def read_object(path: Path, *, known: Kinds) -> KubeObject:
     """The one object in ``path``: ``kubectl get -o yaml`` output, a List of one included."""
     try:
         data = yaml.load(path.read_text(encoding="utf-8"), Loader=TextTimes)
@@ -42,10 +42,10 @@ def read_object(path: Path, known: Kinds = KINDS) -> KubeObject:
         raise ValueError(_yaml_problem(path, exc)) from None
     if isinstance(data, dict) and data.get("kind") == "List":
         data = _only_item(path, data.get("items"))
-    return kube_object(data, path, known)
+    return kube_object(data, path, known=known)
 
 
-def kube_object(data: Any, path: Path, known: Kinds = KINDS) -> KubeObject:
+def kube_object(data: Any, path: Path, *, known: Kinds) -> KubeObject:
     """``data`` (one object as the API serves it, read from ``path``) as its kind's Struct."""
     kinds = [str(kind) for kind in known]
     if not isinstance(data, dict) or data.get("kind") not in kinds:

@@ -1,9 +1,9 @@
 """The silences ConfigMap, written: read-modify-write on its resourceVersion.
 
 The one way a silence is added or ended, from the CLI (``kube-notifier
-silence``, ``cli_silences.py``) and from the page (``service/page.py``)
+silence``, ``cli/silences.py``) and from the page (``silence_writes``)
 alike; the service reads the map back through its watch
-(``service/silences.py``). A conflicting edit is read again and retried;
+(``silences/watching.py``). A conflicting edit is read again and retried;
 silences that ended a day ago are pruned on every write.
 """
 
@@ -15,8 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 import msgspec
+import urllib3
 
+from notifier.api.page.views import NewSilence, SilenceWriteError, SilenceWrites
 from notifier.rules.silences import SILENCES_DECODER, SILENCES_KEY, Silence
+from notifier.source.access import failure
 from notifier.source.client import ApiError, RawClient
 
 NOT_FOUND, CONFLICT = 404, 409
@@ -102,3 +105,29 @@ def _write(
             return False
         raise
     return True
+
+
+def silence_writes(client: RawClient, namespace: str, name: str) -> SilenceWrites:
+    """The page's silence edits (``--page-writes``): add and expire, through ``edit_silences``."""
+
+    def edit(change: Edit) -> None:
+        try:
+            edit_silences(client, namespace, name, change)
+        except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
+            raise SilenceWriteError(failure(client.server, err)) from err
+        except ValueError as err:
+            raise SilenceWriteError(str(err)) from err
+
+    def add(made: NewSilence) -> str:
+        silence = new_silence(made.matchers, made.seconds, comment=made.comment,
+                              author=made.author)  # fmt: skip
+        edit(lambda silences: [*silences, silence])
+        return silence.id
+
+    def expire(silence_id: str) -> None:
+        found: list[bool] = []
+        edit(expiring(silence_id, found))
+        if not found[-1]:
+            raise SilenceWriteError(f"no silence {silence_id!r}")
+
+    return SilenceWrites(add=add, expire=expire)

@@ -30,7 +30,7 @@ the imports made (the modules, classes and functions, and the ~800 objects,
 the pause ends once the lists are cached and frozen (``kinds/sharing.py``'s
 ``freeze_heap``, whose full collection frees the few garbage cycles the start
 made), or after ``Settings.collection_paused_seconds`` if the lists take longer
-(``service/settling.py``).
+(``workers/settling.py``).
 """
 
 from __future__ import annotations

@@ -17,9 +17,10 @@ import urllib3
 
 from notifier.config.loading import LoadedConfig
 from notifier.config.model import Config
-from notifier.config.reloading import Staged, Stager
 from notifier.enrichment.access import REVIEWED, SECRETS_REVIEWED
 from notifier.enrichment.enricher import Enricher
+from notifier.kinds.registry import Kinds
+from notifier.reload.holder import Staged, Stager
 from notifier.source.client import ApiError, RawClient
 
 log = logging.getLogger(__name__)
@@ -33,9 +34,9 @@ def enrichment_stager(enricher: Enricher, client: RawClient) -> Stager:
         asked = set(new.context_parts()) - set(old.context_parts())
         if asked:
             warn_missing_access(client, new, parts=sorted(asked))
-        if old.enrichment == new.enrichment:
+        if old.enrichment == new.enrichment and previous.kinds == candidate.kinds:
             return Staged(apply=lambda: None)
-        return Staged(apply=lambda: enricher.configure(new.enrichment))
+        return Staged(apply=lambda: enricher.configure(new.enrichment, kinds=candidate.kinds))
 
     return stage
 
@@ -113,8 +114,8 @@ def _allowed(
     return bool(answer.get("status", {}).get("allowed"))
 
 
-def build_enricher(client: RawClient, config: Config) -> Enricher:
+def build_enricher(client: RawClient, config: Config, kinds: Kinds) -> Enricher:
     """The service's ``Enricher``, after saying what access its rules lack."""
     if config.context_parts():
         warn_missing_access(client, config)
-    return Enricher(client.sibling(), config.enrichment)
+    return Enricher(client.sibling(), config.enrichment, kinds=kinds)
