@@ -159,6 +159,7 @@ watch:
     - {{kind: {kind}, group: {group}, version: v1, resource: {plural},
        states: {{Ready: {{condition: Ready}}, {down}: {{condition: Ready, status: "False"}}}}}}
 sinks: [{{name: hook, type: webhook, url: '{url}'}}]
+defaults: {{recovery_window: 0s}}  # each fall its own incident: this test is about reloads
 rules:
   - {{name: gadgets-down, match: {{kinds: [{kind}], to: [{told}]}}, sinks: [hook]}}
 """

@@ -2,8 +2,7 @@
 
 One node and one scenario serve every test here: the incidents play out together
 (tests/controlplane/scenario.py) while two kube-notifiers watch, one with
-config.example.yaml and one with the rules docs/rules.md recommends, each as written but
-for one duration (``for_the_tier``). On a machine
+config.example.yaml and one with the rules docs/rules.md recommends. On a machine
 that cannot run a node the tests are skipped with the reason, unless
 KN_REQUIRE_REAL_NODE is set (CI sets it): then they fail.
 """
@@ -26,22 +25,6 @@ CONFIGS = {
     "example": ROOT / "config.example.yaml",
     "documented": ROOT / "tests" / "controlplane" / "rules" / "documented.yaml",
 }
-
-
-NOT_READY_RULE = "pods-not-ready"
-NOT_READY_FOR = "60s"  # the rule's 10m, cut: the scenario lasts about 5 minutes
-
-
-def for_the_tier(config: Path, directory: Path) -> Path:
-    """``config`` with the ``for:`` of its rule for Pods that never become Ready cut to
-    NOT_READY_FOR, so the readiness probe that never passes is told within the scenario;
-    every other line as written."""
-    text = config.read_text()
-    rule = text.index(f"name: {NOT_READY_RULE}")
-    cut = text.index("for: 10m", rule)
-    copy = directory / f"tier-{config.name}"
-    copy.write_text(f"{text[:cut]}for: {NOT_READY_FOR}{text[cut + len('for: 10m') :]}")
-    return copy
 
 
 @pytest.fixture(scope="package")
@@ -74,7 +57,7 @@ def outcome(
     notifiers: dict[str, Notifier] = {}
     try:
         for name, config in CONFIGS.items():
-            notifiers[name] = Notifier(name, for_the_tier(config, directory), real_plane, directory)
+            notifiers[name] = Notifier(name, config, real_plane, directory)
         scenario = Scenario(real_plane, real_node, notifiers)
         try:
             yield scenario.run()

@@ -202,6 +202,20 @@ def job_pod(name: str, *, fails: bool) -> list[Step]:
     ]  # fmt: skip
 
 
+def never_ready(name: str = "unready", span: float = 30.0) -> list[Step]:
+    """A readiness probe that never passes: Running, its container running, never Ready."""
+    base = pod(name)
+    creating = container({"waiting": {"reason": "ContainerCreating"}})
+    running = container({"running": {"startedAt": "2026-11-01T00:00:01Z"}})
+    return [
+        (0.0, base),
+        (0.5, with_status(base, 2, phase="Pending", conditions=_STARTING,
+                          containerStatuses=[creating])),
+        (1.0, _running(base, 3, False, running)),
+        (span, _running(base, 4, False, running)),
+    ]  # fmt: skip
+
+
 def stuck_creating(name: str = "nosandbox", span: float = 180.0) -> list[Step]:
     """FailedCreatePodSandBox: Pending with ``waiting:ContainerCreating`` and nothing else."""
     base = pod(name)

@@ -102,6 +102,7 @@ CASES = [
     pytest.param(kubelet.image_pull(), id="image that cannot be pulled"),
     pytest.param(kubelet.deployment_stuck_twice(), id="rollout stuck, again without completing"),
     pytest.param(kubelet.stuck_creating(), id="pod stuck in ContainerCreating"),
+    pytest.param(kubelet.never_ready(), id="readiness probe that never passes"),
 ]
 
 
