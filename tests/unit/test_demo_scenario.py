@@ -39,9 +39,11 @@ def test_nothing_is_missing_once_every_message_arrived() -> None:
     assert missing([_request(body) for body in EVERYTHING]) == []
 
 
-def test_the_rollout_is_missing_until_it_is_stuck() -> None:
-    arrived = [body for body in EVERYTHING if "Stuck" not in json.dumps(body)]
-    assert missing([_request(body) for body in arrived]) == ["Deployment demo/web Stuck"]
+def test_the_stuck_rollout_is_missing_until_its_pod_failing_to_pull_is_told() -> None:
+    arrived = [body for body in EVERYTHING if "ImagePull" not in json.dumps(body)]
+    assert missing([_request(body) for body in arrived]) == [
+        "a Pod of Deployment demo/web failing to pull its image"
+    ]
 
 
 def test_a_digest_of_fewer_pods_is_not_the_batch() -> None:
