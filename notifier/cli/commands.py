@@ -170,7 +170,7 @@ def add_sink_commands(subparsers: Commands) -> None:
 
 def _rules_check(args: argparse.Namespace) -> int:
     with collection_paused():
-        from notifier.cli.rules import run_check  # noqa: PLC0415
+        from notifier.cli.rules_check import run_check  # noqa: PLC0415
 
     return run_check(args)
 

@@ -1,7 +1,7 @@
 """``kube-notifier rules check|test``: try a config before it goes live.
 
-``check FILE`` loads the file as the service would and prints every error
-with its location (exit 1), or a one-line summary and any warnings (exit 0).
+``check FILE`` is ``cli/rules_check.py``: its imports are only what loading a
+config takes.
 
 ``test FILE --old OLD.yaml --new NEW.yaml`` builds the transition between
 two versions of an object (``kubectl get -o yaml`` output; leave one out
@@ -22,7 +22,6 @@ import argparse
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import TextIO
 
 import msgspec
@@ -32,10 +31,7 @@ from notifier.cli.commands import add_rules_commands
 from notifier.cli.rules_bodies import print_bodies
 from notifier.cli.rules_inputs import load_for_test, read_object
 from notifier.cli.rules_silences import apply_silences, read_silences
-from notifier.config import ConfigError, LoadedConfig, read_config
-from notifier.config.model import Config
-from notifier.config.sink_errors import sink_build_error
-from notifier.enrichment.access import NEEDS
+from notifier.config import LoadedConfig
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.origin import Origin
@@ -45,7 +41,6 @@ from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
 from notifier.rules.selectors import parse_selector
 from notifier.rules.silences import Silence
 from notifier.sinks import lines
-from notifier.sinks.building import sink_problems
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
@@ -58,55 +53,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     code: int = args.handler(args)
     return code
-
-
-def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    loaded = _load(args.file, out, read_files=not args.no_files)
-    if loaded is None:
-        return Exit.CONFIG
-    config = loaded.config
-    enabled = sum(1 for sink in config.sinks if sink.enabled)
-    print(
-        f"{args.file}: OK: {len(config.rules)} rules, {len(config.sinks)} sinks "
-        f"({enabled} enabled)",
-        file=out,
-    )
-    for warning in loaded.warnings:
-        print(warning, file=out)
-    for part, rules in config.context_parts().items():
-        print(
-            f"{args.file}: rules {', '.join(rules)} enrich with {part}: the service account "
-            f"needs {NEEDS[part]} (the chart grants it for rules in its values)",
-            file=out,
-        )
-    if args.service_account and config.context_parts():
-        return _check_access(args, config, out)
-    return 0
-
-
-def _check_access(args: argparse.Namespace, config: Config, out: TextIO) -> int:
-    import urllib3  # noqa: PLC0415
-
-    from notifier.enrichment.wiring import missing_access  # noqa: PLC0415 - the API client
-    from notifier.source.access import KubeAccessError, cluster_access, failure  # noqa: PLC0415
-    from notifier.source.client import ApiError, RawClient  # noqa: PLC0415
-
-    try:
-        client = RawClient(cluster_access(args.kubeconfig, args.context))
-    except KubeAccessError as err:
-        print(f"error: {err}", file=out)
-        return Exit.CLUSTER
-    try:  # an answer here means the access reviews below are answered too
-        client.get("/api", {})
-    except (ApiError, urllib3.exceptions.HTTPError, OSError) as err:
-        print(f"error: cannot ask about {args.service_account}: {failure(client.server, err)}",
-              file=out)  # fmt: skip
-        return Exit.CLUSTER
-    missing = missing_access(client, config, account=args.service_account)
-    for line in missing:
-        print(f"{args.file}: {line}", file=out)
-    return Exit.FAILED if missing else Exit.OK
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -128,23 +74,6 @@ def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
         return 0
     _report(loaded, transition, (labels, silences), args, out)
     return 0
-
-
-def _load(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig | None:
-    """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
-    try:
-        loaded = read_config(path)
-    except ConfigError as exc:
-        print(exc, file=out)
-        return None
-    except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
-        return None
-    problems = sink_problems(loaded.config.sinks, read_files=read_files)
-    if problems:
-        print(sink_build_error(path, loaded.config, problems), file=out)
-        return None
-    return loaded
 
 
 def _transition(args: argparse.Namespace, known: Kinds) -> Transition | None:

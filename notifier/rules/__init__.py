@@ -8,10 +8,7 @@ first match wins unless ``continue``); ``noise`` thins out what matched
 (dedup, group digests); ``templating``/``rendering`` write the messages;
 ``engine`` strings it together for the workers. docs/rules.md is the
 user-facing description.
+
+The package imports none of its modules: loading a config (``rules check``)
+needs the settings and the compiler, not the engine.
 """
-
-from notifier.rules.engine import RulesEngine
-from notifier.rules.probing import EvalContext
-from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
-
-__all__ = ["CompiledRule", "EvalContext", "Evaluation", "RulesEngine", "Ruleset"]

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from notifier.kinds.registry import KINDS, Kinds
-from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.config import (
     Action,
@@ -32,7 +31,7 @@ from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
 from notifier.rules.moved_templates import refuse_moved_templates
 from notifier.rules.muting import MuteWindow, compile_window
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
-from notifier.rules.predicates import MatchCompiler
+from notifier.rules.predicates import CompiledMatch, MatchCompiler, match_key
 from notifier.rules.ruleset import CompiledRule, Ruleset
 
 DEFAULT_ROUTE = "default"
@@ -88,6 +87,9 @@ class _Compiler:
         self._problems = problems
         self._windows = {n: compile_window(n, s) for n, s in source.mute_windows.items()}
         self._first_position: dict[str, int] = {}
+        self._default_origins = default_origins(source.defaults)
+        self._matches: dict[tuple[object, ...], CompiledMatch] = {}  # bounded by the file
+        self._enabled_sinks: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._check_sinks(self._defaults.sinks, ("defaults", "sinks"))
 
     def rule(self, position: int, spec: RuleSpec) -> CompiledRule | None:
@@ -175,18 +177,25 @@ class _Compiler:
         else:
             self._first_position[name] = position
 
-    def _match(
-        self, spec: RuleSpec, path: KeyPath
-    ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
+    def _match(self, spec: RuleSpec, path: KeyPath) -> CompiledMatch:
+        """The rule's matcher, shared with the rules before it that match alike (compiled
+        again for each rule whose ``match:`` has problems, so that each is located)."""
         match: MatchSpec = spec.match
-        origins = frozenset(match.origins) if match.origins else default_origins(self._defaults)
+        origins = frozenset(match.origins) if match.origins else self._default_origins
         if match.hold_for is not None and not match.origins:
             # A level held for a time: what is already in it at start is timed too (so every
             # replica, and a first start, times it), and told only once its ``for:`` ran out.
             origins |= {Origin.INITIAL_LIST}
         optout = self._defaults.opt_out_annotation if spec.honor_opt_out else None
-        compiler = MatchCompiler(self._problems, (*path, "match"), self._source.kinds)
-        return compiler.compile(match, origins=origins, opt_out_annotation=optout)
+        key = (match_key(match), origins, optout)
+        compiled = self._matches.get(key)
+        if compiled is None:
+            before = len(self._problems.items)
+            compiler = MatchCompiler(self._problems, (*path, "match"), self._source.kinds)
+            compiled = compiler.compile(match, origins=origins, opt_out_annotation=optout)
+            if len(self._problems.items) == before:
+                self._matches[key] = compiled
+        return compiled
 
     def _escalation(self, spec: RuleSpec, path: KeyPath) -> tuple[Escalation, ...]:
         if spec.escalate and (not spec.match.to or spec.action is Action.DROP):
@@ -209,15 +218,24 @@ class _Compiler:
         return self._enabled(spec.sinks or self._defaults.sinks)
 
     def _check_sinks(self, names: Sequence[str], path: KeyPath) -> None:
-        defined = ", ".join(sorted(self._source.sinks)) or "none"
+        sinks = self._source.sinks
         for position, name in enumerate(names):
-            if name not in self._source.sinks:
+            if name not in sinks:
+                defined = ", ".join(sorted(sinks)) or "none"
                 self._problems.add((*path, position), f"unknown sink {name!r} (defined: {defined})")
 
     def _enabled(self, names: Sequence[str]) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(name for name in names if self._source.sinks.get(name)))
+        listed = tuple(names)
+        enabled = self._enabled_sinks.get(listed)
+        if enabled is None:  # rules list a few sets of sinks: each is worked out once
+            sinks = self._source.sinks
+            enabled = tuple(dict.fromkeys(name for name in listed if sinks.get(name)))
+            self._enabled_sinks[listed] = enabled
+        return enabled
 
     def _mutes(self, names: Sequence[str], path: KeyPath) -> tuple[MuteWindow, ...]:
+        if not names:
+            return ()
         defined = ", ".join(sorted(self._windows)) or "none"
         for position, name in enumerate(names):
             if name not in self._windows:

@@ -61,6 +61,20 @@ def vocabulary(registry: Kinds, kinds: frozenset[Kind]) -> Vocabulary:
     )
 
 
+CompiledMatch = tuple[Matcher, frozenset[Kind], frozenset[str] | None]
+
+
+def match_key(match: MatchSpec) -> tuple[object, ...]:
+    """``match``'s settings as one value: the rules that match alike can share one matcher."""
+    owner = match.owner  # a model holding a list: as its values
+    values = [
+        tuple(value) if type(value) is list else value
+        for key, value in match.__dict__.items()
+        if key != "owner"
+    ]
+    return (*values, None if owner is None else (owner.kind, tuple(owner.name)))
+
+
 class MatchCompiler:
     def __init__(self, problems: RuleProblems, path: KeyPath, kinds: Kinds) -> None:
         self._problems = problems
@@ -69,7 +83,7 @@ class MatchCompiler:
 
     def compile(
         self, match: MatchSpec, *, origins: frozenset[Origin], opt_out_annotation: str | None
-    ) -> tuple[Matcher, frozenset[Kind], frozenset[str] | None]:
+    ) -> CompiledMatch:
         """The matcher, the kinds and the exact namespaces (None: any) to index it by."""
         every = self._kinds.all
         kinds = self._known(match.kinds, every) or every

@@ -126,9 +126,8 @@ class Ruleset:
     _index: Mapping[Kind, _KindIndex] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        every = frozenset().union(*(rule.kinds for rule in self.rules))
         object.__setattr__(self, "timed", {rule.name: rule for rule in self.rules if rule.timed})
-        object.__setattr__(self, "_index", {kind: _index_kind(self.rules, kind) for kind in every})
+        object.__setattr__(self, "_index", _indexed(self.rules))
 
     def candidates(self, kind: Kind, namespace: str) -> tuple[CompiledRule, ...]:
         index = self._index.get(kind)
@@ -221,15 +220,38 @@ def _match_verdict(rule: CompiledRule, now: float) -> Verdict:
     return Verdict(rule, Outcome.MATCHED, "continue: true" if rule.continue_matching else "")
 
 
-def _index_kind(rules: tuple[CompiledRule, ...], kind: Kind) -> _KindIndex:
-    of_kind = [rule for rule in rules if kind in rule.kinds]
+def _indexed(rules: tuple[CompiledRule, ...]) -> dict[Kind, _KindIndex]:
+    """Each kind's index. Rules name a few sets of kinds (most name none: every kind), so the
+    rules are split by their set, and kinds found in the same sets share one index."""
+    by_kinds: dict[frozenset[Kind], list[CompiledRule]] = {}
+    for rule in rules:
+        by_kinds.setdefault(rule.kinds, []).append(rule)
+    shared: dict[tuple[frozenset[Kind], ...], _KindIndex] = {}
+    index: dict[Kind, _KindIndex] = {}
+    for kind in frozenset[Kind]().union(*by_kinds):
+        sets = tuple(kinds for kinds in by_kinds if kind in kinds)
+        if sets not in shared:
+            of_kind = [rule for kinds in sets for rule in by_kinds[kinds]]
+            if len(sets) > 1:
+                of_kind.sort(key=_position)
+            shared[sets] = _index_kind(of_kind)
+        index[kind] = shared[sets]
+    return index
+
+
+def _position(rule: CompiledRule) -> int:
+    return rule.position
+
+
+def _index_kind(of_kind: list[CompiledRule]) -> _KindIndex:
+    """The index of one kind's rules (in file order)."""
     anywhere = tuple(rule for rule in of_kind if rule.namespaces is None)
     by_namespace: dict[str, list[CompiledRule]] = {}
     for rule in of_kind:
         for namespace in rule.namespaces or ():
             by_namespace.setdefault(namespace, []).append(rule)
     merged = {
-        namespace: tuple(sorted({*listed, *anywhere}, key=lambda rule: rule.position))
+        namespace: tuple(sorted({*listed, *anywhere}, key=_position))
         for namespace, listed in by_namespace.items()
     }
     return _KindIndex(merged, anywhere)
