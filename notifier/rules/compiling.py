@@ -90,6 +90,7 @@ class _Compiler:
         self._default_origins = default_origins(source.defaults)
         self._matches: dict[tuple[object, ...], CompiledMatch] = {}  # bounded by the file
         self._enabled_sinks: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._policies: dict[tuple[object, ...], NoisePolicy] = {}
         self._check_sinks(self._defaults.sinks, ("defaults", "sinks"))
 
     def rule(self, position: int, spec: RuleSpec) -> CompiledRule | None:
@@ -245,17 +246,23 @@ class _Compiler:
         return tuple(self._windows[name] for name in names if name in self._windows)
 
     def _noise(self, spec: RuleSpec) -> NoisePolicy:
+        """The rule's settings merged with the defaults: one policy per distinct set of them."""
         defaults = self._defaults
-        group_by = defaults.group_by if spec.group_by is None else spec.group_by
-        return NoisePolicy(
-            dedup_window=_first(spec.dedup_window, defaults.dedup_window),
-            recovery_window=_first(spec.recovery_window, defaults.recovery_window),
-            group_by=tuple(group_by),
-            group_wait=_first(spec.group_wait, defaults.group_wait),
-            group_interval=_first(spec.group_interval, defaults.group_interval),
-            repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
-            max_listed=defaults.digest_max_items,
-        )
+        group_by = tuple(defaults.group_by if spec.group_by is None else spec.group_by)
+        own = (spec.dedup_window, spec.recovery_window, group_by, spec.group_wait,
+               spec.group_interval, spec.repeat_interval)  # fmt: skip
+        noise = self._policies.get(own)
+        if noise is None:
+            noise = self._policies[own] = NoisePolicy(
+                dedup_window=_first(spec.dedup_window, defaults.dedup_window),
+                recovery_window=_first(spec.recovery_window, defaults.recovery_window),
+                group_by=group_by,
+                group_wait=_first(spec.group_wait, defaults.group_wait),
+                group_interval=_first(spec.group_interval, defaults.group_interval),
+                repeat_interval=_first(spec.repeat_interval, defaults.repeat_interval),
+                max_listed=defaults.digest_max_items,
+            )
+        return noise
 
 
 def _reminders(spec: RuleSpec, noise: NoisePolicy) -> float | None:
