@@ -102,18 +102,30 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
     """libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
     1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
 
-    The parser asks the (Python) resolver for each scalar's tag; most scalars are keys
-    written over and over (``name``, ``match``, ``sinks``), so an answer is kept per
-    value for the file (at most ``MAX_BYTES`` of it)."""
+    The parser asks the (Python) resolver for each node's tag. A mapping's or a list's is
+    its kind's (there are no path resolvers); a plain scalar whose first character starts
+    no implicit type (``r17``, ``team``) is text; the others are mostly keys written over
+    and over (``name``, ``match``), so an answer is kept per value for the file (at most
+    ``MAX_BYTES`` of it)."""
+
+    _COLLECTION_TAGS: Mapping[type[Node], str] = {
+        MappingNode: "tag:yaml.org,2002:map",
+        SequenceNode: "tag:yaml.org,2002:seq",
+    }
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._tags: dict[str, str] = {}  # a plain scalar's tag, by its text
+        resolvers = self.yaml_implicit_resolvers
+        assert None not in resolvers and not self.yaml_path_resolvers  # PyYAML's own, as read
+        self._typed_first = frozenset(resolvers)  # first characters an implicit type may have
 
     def resolve(self, kind: type[Node], value: str | None, implicit: tuple[bool, bool]) -> str:
-        if kind is not ScalarNode or value is None:
-            return str(super().resolve(kind, value, implicit))
-        if not implicit[0]:  # quoted (or tagged ``!``): text, as PyYAML's resolver says
+        if kind is not ScalarNode:
+            return self._COLLECTION_TAGS[kind]
+        if not implicit[0] or value is None:  # quoted (or tagged ``!``): text, as PyYAML says
+            return _STR_TAG
+        if value[:1] not in self._typed_first:
             return _STR_TAG
         tag = self._tags.get(value)
         if tag is None:  # the implicit resolvers look at the text alone
