@@ -72,6 +72,26 @@ def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
     assert _imported_after(code, NOT_BEFORE_LISTING) == []
 
 
+# What loading a config does not need: the rules' engine, the transitions, the state's stores.
+NOT_FOR_RULES_CHECK = (
+    "notifier.rules.engine", "notifier.rules.previewing", "notifier.transitions.detecting",
+    "notifier.state.store", "notifier.state.outbox", "notifier.enrichment.wiring",
+    "notifier.source", "sqlite3", "kubernetes", "slack_sdk",
+)  # fmt: skip
+
+
+def test_rules_check_imports_only_what_loading_a_config_takes(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(WEBHOOK_ONLY)
+    code = textwrap.dedent(f"""
+        import contextlib, io
+        from notifier.cli import main
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert main(["rules", "check", {str(config)!r}]) == 0, out.getvalue()
+    """)
+    assert _imported_after(code, NOT_FOR_RULES_CHECK) == []
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_collection_is_paused_inside_and_as_it_was_after(enabled: bool) -> None:
     was = gc.isenabled()
