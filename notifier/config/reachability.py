@@ -32,7 +32,9 @@ def unreachable(config: Config, *, kinds: Kinds) -> list[Finding]:
     found: list[Finding] = []
     for index, rule in enumerate(config.rules):
         path: KeyPath = ("rules", index)
-        found.extend(_match_findings(rule.match, (*path, "match"), watched))
+        match = rule.match
+        if match.kinds or match.to or match.from_states:  # what can name an unwatched kind
+            found.extend(_match_findings(match, (*path, "match"), watched))
         if rule.thread_by is not None:
             sinks = rule.sinks or config.defaults.sinks
             found.extend(_thread_findings(config, sinks, (*path, "thread_by"), rule.thread_by))
