@@ -33,6 +33,7 @@ from notifier.rules.counting import count_evaluation, count_message
 from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import held_context, resolution_context, single_context
+from notifier.rules.folded_facts import folded_facts
 from notifier.rules.folding import Folding
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
@@ -143,13 +144,16 @@ class RulesEngine:
         rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
         if rule is None or not rule.send_resolved or not rule.sinks:
             return []
-        told = self._folding.ending(rule, firing)  # fold_into: owner: the last one's end
-        if told is None:
+        end = self._folding.ending(rule, firing)  # fold_into: owner: the last one's end
+        if end is None:
             return []
+        told = end.firing
         context = resolution_context(incident_context(base, rule, transition), told.states)
         count_message("resolved")
         sinks = tuple(dict.fromkeys((*rule.sinks, *told.escalated)))
         facts = neutral_facts(rule, context, fired_at=told.fired_at)
+        if rule.fold_into_owner:
+            facts = folded_facts(facts, end.objects)
         return for_transition(
             rule.name, sinks, transition, facts, now, status="resolved",
             thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
@@ -297,6 +301,8 @@ class RulesEngine:
         self._remember(release, now)
         context = context_request(item.rule.enrich, item.transition)
         facts = neutral_facts(item.rule, item.context, transition=item.transition)
+        if item.rule.fold_into_owner:
+            facts = folded_facts(facts, self._folding.objects(item.rule, item.transition))
         return for_transition(
             item.rule.name, item.rule.sinks, item.transition, facts, now,
             thread_key=thread_for(item.rule, item.context), context=context,
