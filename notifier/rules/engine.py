@@ -34,7 +34,7 @@ from notifier.rules.decisions import Decision
 from notifier.rules.enriching import context_request
 from notifier.rules.facts import held_context, resolution_context, single_context
 from notifier.rules.folded_facts import folded_facts
-from notifier.rules.folding import Folding
+from notifier.rules.folding import FoldedEnds, Folding
 from notifier.rules.group_keys import group_labels, thread_for
 from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
@@ -56,6 +56,7 @@ from notifier.rules.quieting import inhibit, silence
 from notifier.rules.resolving import Firing, Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.rules.stays import StayStore
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
@@ -78,6 +79,8 @@ class RulesEngine:
         firings: Firings | None = None,
         silences: SilenceBook | None = None,
         timers: TimerStore | None = None,
+        stays: StayStore | None = None,
+        folded_ends: FoldedEnds | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
@@ -86,11 +89,11 @@ class RulesEngine:
         self._noise: NoiseControl[Matched] = NoiseControl()
         self._holding = holding or NoHolding()
         self._resolver = Resolver(firings)
-        self._folding = Folding(self._resolver)
+        self._folding = Folding(self._resolver, folded_ends)
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
         self._tokens = itertools.count(1)
-        self._time = TimeKeeper(timers, self._resolver)
+        self._time = TimeKeeper(timers, self._resolver, stays)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
