@@ -8,7 +8,7 @@ Job's Pod to its Job). An object with no owner is its own: so a Job and the
 Pods it made are one incident, and a Pod of another owner, or of none, is
 another.
 
-The first object in trouble tells (``rules/engine.py`` as always); each
+The first object in trouble tells (``rules/admissions.py`` as always); each
 other object of the owner that the rule then matches opens its own incident
 silently, *folded* into the owner's (``suppressed{reason="incident"}``),
 unless it is worse than every one open (``resolving.escalates``). The
