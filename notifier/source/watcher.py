@@ -54,6 +54,7 @@ class Watcher(Generic[T]):
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self.reflector.wake()  # out of a backoff wait
         self._client.close_streams()
         if self._thread.is_alive():
             self._thread.join(timeout)
