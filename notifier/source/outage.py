@@ -98,8 +98,8 @@ class Outage:
                 self._since = None
 
     def _started_prober(self) -> threading.Thread:
-        name = "apiserver-probe"
-        thread = threading.Thread(target=supervised(name, self._probing), name=name, daemon=True)
+        body = supervised("apiserver-probe", self._probing)
+        thread = threading.Thread(target=body, name="apiserver-probe", daemon=True)
         thread.start()
         return thread
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 import urllib3.exceptions
 
@@ -28,7 +28,7 @@ from notifier.objects import KubeObject
 from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
-from notifier.source.listwatch import Bookmark, ListWatch, Status, WatchEvent
+from notifier.source.listwatch import Bookmark, ListWatch, ReflectorStore, Status, WatchEvent
 from notifier.source.outage import unreachable
 
 log = logging.getLogger("notifier.source")
@@ -68,29 +68,6 @@ class ReflectorSettings:
 
 
 T = TypeVar("T", bound=KubeObject)
-
-
-class ReflectorStore(Protocol[T]):
-    """What a reflector keeps in step with the server (client-go's Store, as a reflector sees it).
-
-    Called from the reflector's thread only, in the order the server said things.
-    """
-
-    def admit(self, obj: T) -> T:
-        """A listed object as it will be kept (called per item, page by page)."""
-        ...
-
-    def replace(self, items: list[T], *, first: bool) -> None:
-        """A whole list: the first one, or a relist after 410."""
-        ...
-
-    def upsert(self, obj: T) -> None:
-        """An ADDED or MODIFIED watch event."""
-        ...
-
-    def delete(self, obj: T) -> None:
-        """A DELETED watch event."""
-        ...
 
 
 class Reflector(Generic[T]):
@@ -195,6 +172,7 @@ class Reflector(Generic[T]):
         self._pause(stop, delay)
 
     def _wait_after_error(self, stop: threading.Event, err: ApiError) -> None:
+        self._client.outage.reached(self)  # it answered, if only to refuse
         if err.status == TOO_MANY_REQUESTS and err.retry_after is not None:
             self._restarted("throttled")
             log.warning("%s: throttled (429); waiting %.1fs", self._kind, err.retry_after)
@@ -211,6 +189,7 @@ class Reflector(Generic[T]):
         if unreachable(err):  # every watch of the server fails alike: said once a round
             self._client.outage.failed(self, err, delay, self.wake)
         else:
+            self._client.outage.reached(self)
             hint = _HINTS.get(err.status, "") if isinstance(err, ApiError) else ""
             log.warning(
                 "%s: list/watch failed (%s)%s; retrying in %.1fs", self._kind, err, hint, delay

@@ -15,8 +15,8 @@ from typing import Generic, TypeVar
 
 from notifier.objects import KubeObject
 from notifier.source.client import RawClient
-from notifier.source.listwatch import ListWatch
-from notifier.source.reflector import Reflector, ReflectorSettings, ReflectorStore
+from notifier.source.listwatch import ListWatch, ReflectorStore
+from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.supervision import supervised
 
 T = TypeVar("T", bound=KubeObject)

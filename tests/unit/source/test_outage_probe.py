@@ -105,3 +105,26 @@ def test_the_probe_hears_any_answer_but_a_server_error(
 def test_the_probe_hears_nothing_from_a_closed_port(tmp_path: Path) -> None:
     server = f"http://127.0.0.1:{_closed_port()}"
     assert RawClient(load_access(str(kubeconfig(tmp_path, server)))).answers() is False
+
+
+def test_a_server_back_but_refusing_the_watch_is_reached_and_probed_no_more(
+    tmp_path: Path,
+) -> None:
+    """Woken, the watch is refused (403): the server answered it, so the outage is over for
+    it and nothing wakes it again every second (it backs off as any refused watch)."""
+    with WebhookServer() as server:
+        server.answer(403, times=None)
+        server.go_down()
+        client = RawClient(load_access(str(kubeconfig(tmp_path, server.base_url))))
+        pods = resource_for(Kind.POD, kinds=KINDS)
+        watcher = Watcher("w", pods.list_watch("ns"), Kept(), client, settings=LONG)
+        watcher.start()
+        try:
+            wait_until(lambda: client.outage.failing == 1)
+            server.come_up()  # the real probe hears 403: an answer
+            wait_until(lambda: client.outage.failing == 0, timeout=10)
+            wait_until(lambda: not any(t.name == "apiserver-probe" for t in threading.enumerate()))
+            lists = [r for r in server.received() if r.path.startswith("/api/v1/")]
+            assert len(lists) == 1 and watcher.reflector.failures_in_a_row == 2
+        finally:
+            watcher.stop(timeout=10)
