@@ -1,11 +1,16 @@
-"""The real-node demo waits for one message per Pod and fails if a Pod is told twice."""
+"""The demo plays on a real node where one can run (else on kwok, saying why), waits there
+for one message per Pod and fails if a Pod is told twice."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
+import pytest
+
+from scripts import demo
 from scripts.demo_node import missing, told_twice
+from tests.controlplane import node
 from tests.support.webhook_server import ReceivedRequest
 
 
@@ -43,3 +48,15 @@ def test_a_digest_member_counts_for_its_pod() -> None:
     digest = {"type": "digest", "count": 1, "items": [{**member, "transition": "CrashLoopBackOff"}]}
     arrived = [_request(digest), _request(OOM)]
     assert (missing(arrived), told_twice(arrived)) == ([], [])
+
+
+def test_the_demo_plays_on_kwok_saying_why_where_no_node_can_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(node, "unavailable", lambda: "a real node needs root")
+    assert demo.kwok_reason([]) == "a real node needs root"
+
+
+def test_the_demo_plays_on_a_real_node_where_one_can_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(node, "unavailable", lambda: None)
+    assert (demo.kwok_reason([]), demo.kwok_reason(["--kwok"])) == (None, "--kwok was given")
