@@ -74,7 +74,7 @@ def _memory(limit: str) -> Manifest:
     return {"resources": {"limits": {"memory": limit}, "requests": {"memory": limit}}}
 
 
-def _filler(limit: str) -> Manifest:
+def filler(limit: str = "1Mi") -> Manifest:
     """A pod writing 4 MiB into an emptyDir of ``limit``: the kubelet's eviction manager
     evicts it ("Usage of EmptyDir volume ... exceeds the limit") at its next pass."""
     mount = {"name": "scratch", "mountPath": "/scratch"}
@@ -246,7 +246,7 @@ INCIDENTS = (
     Incident(
         "eviction",
         "pod evicted (emptyDir past its sizeLimit)",
-        (_filler("1Mi"),),
+        (filler(),),
         phase("filler", "Failed"),
     ),
     Incident(
