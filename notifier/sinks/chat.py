@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, Self
-
-from pydantic import Field, SecretStr, model_validator
+from typing import Any
 
 from notifier.notifications import Facts
 from notifier.sinks import lines
@@ -22,7 +20,7 @@ from notifier.sinks.http import http_transport
 from notifier.sinks.posting import PostingSink, Shape
 from notifier.sinks.rendering import Part, ReceiverTemplate
 from notifier.sinks.secrets import require_secret
-from notifier.sinks.settings import DeliveryOptions, HttpSettings, SinkConfigBase, secret_pair
+from notifier.sinks.settings import WebhookUrlConfigBase
 from notifier.sinks.thread_roots import ThreadStore
 from notifier.templating.environment import Escape
 from notifier.text import without_controls
@@ -68,28 +66,6 @@ def chat_parts(escape: Escape | None = None) -> dict[str, Part]:
         "title": Part(_escaping(title, escape), escape=escape),
         "text": Part(_escaping(text, escape), escape=escape),
     }
-
-
-class ChatDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=2, ge=1, le=32)
-
-
-class ChatSinkConfigBase(SinkConfigBase, HttpSettings):
-    template_parts = ("title", "text")
-    template: dict[str, str] = {}
-    delivery: ChatDeliveryOptions = ChatDeliveryOptions()
-
-
-class WebhookUrlConfigBase(ChatSinkConfigBase):
-    """A receiver reached at a secret URL (Teams, Discord, Google Chat, Mattermost)."""
-
-    url: SecretStr | None = None
-    url_file: str | None = None
-
-    @model_validator(mode="after")
-    def _one_url_source(self) -> Self:
-        secret_pair(self.url, self.url_file, "url", required=True)
-        return self
 
 
 def build_on_url(
