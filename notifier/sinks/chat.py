@@ -1,9 +1,10 @@
-"""What the one-POST receivers share: their config base, built-in text and how they are built.
+"""What the one-POST receivers share: their built-in text, its Markdown escape, how they are built.
 
 Their message has two parts, ``title`` (the headline, ``[RESOLVED]`` first on
 a resolution) and ``text`` (details, a digest's members, the enriched context
 and a footer: ``lines``), both plain text from the notification's facts; a
-sink's ``template:`` may replace either. A secret (a webhook URL, a routing
+sink's ``template:`` may replace either. Their settings build on
+``notifier.sinks.settings.ChatSinkConfigBase``. A secret (a webhook URL, a routing
 key, a bot token) comes inline or from its ``*_file``, and never appears in
 what the sink says.
 """

@@ -2,7 +2,7 @@
 
 Its modules are imported one by one: ``config`` with the other sinks' models,
 the rest (``building``, ``sink``: smtplib and the email package) only when an
-email sink is configured (``sinks/building.py``).
+email sink is built (``RECEIVER``'s ``build``).
 """
 
 from __future__ import annotations
