@@ -55,7 +55,7 @@ integration: install assets browser node
 test: install assets browser node lint typecheck
 	$(BIN)/pytest -q
 
-demo: install assets
+demo: install assets node
 	$(BIN)/python -m scripts.demo
 
 bench: install assets  ## each prints a table and writes bench/results/*.json

@@ -1,6 +1,7 @@
 """CPU per notification of each receiver: its body rendered, encoded and sent, on our side.
 
-Each receiver's sink, built from its config, sends a crash loop's notification
+Each receiver of the registry but the console (its sink built from its golden
+settings, ``tests/golden/<type>/settings.json``) sends a crash loop's notification
 (made by the rules, facts included) to a local server in its own process: the
 webhook receiver (``tests.support.webhook_server``, answering 200 to any path)
 for the HTTP receivers, an SMTP server (``tests.support.smtp_server``) for
@@ -25,29 +26,19 @@ from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
 from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
+from notifier.sinks.registry import RECEIVERS
 from notifier.sinks.thread_roots import MemoryThreads
+from tests.golden.receivers import settings as golden_settings
 
 
 def settings(kind: str, base: str, smtp_port: int) -> dict[str, Any]:
-    every: dict[str, dict[str, Any]] = {
-        "webhook": {"url": f"{base}/hook"},
-        "slack": {"webhook_url": f"{base}/services/T/B/x"},
-        "alertmanager": {"urls": [base]},
-        "email": {"host": "127.0.0.1", "port": smtp_port, "security": "none",
-                  "from": "kn@example.org", "to": ["oncall@example.org"]},
-        "pagerduty": {"routing_key": "k" * 32, "url": f"{base}/v2/enqueue"},
-        "opsgenie": {"api_key": "key", "api_url": base},
-        "msteams": {"url": f"{base}/workflows"},
-        "discord": {"url": f"{base}/api/webhooks/1/x"},
-        "googlechat": {"url": f"{base}/v1/spaces/S/messages?key=K"},
-        "mattermost": {"url": f"{base}/hooks/x"},
-        "telegram": {"bot_token": "1:x", "chat_id": "-1", "api_url": base},
-    }  # fmt: skip
-    return every[kind]
+    """The receiver's golden settings (tests/golden/<kind>/settings.json) on the local servers."""
+    found = golden_settings(kind, base)
+    return {**found, "host": "127.0.0.1", "port": smtp_port} if "host" in found else found
 
 
-KINDS = ("webhook", "slack", "alertmanager", "email", "pagerduty", "opsgenie", "msteams",
-         "discord", "googlechat", "mattermost", "telegram")  # fmt: skip
+# Every receiver of the registry but the console (it writes to this process's stdout).
+KINDS = tuple(receiver.name for receiver in RECEIVERS if receiver.name != "console")
 
 
 def notification(sink: dict[str, Any]) -> Notification:

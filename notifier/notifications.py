@@ -33,7 +33,7 @@ FACT_NAMES = frozenset(
         "catch_up", "final_state_unknown", "status", "resolved", "resolved_states", "told_severity",
         "fingerprint", "count", "omitted", "members", "items", "group", "group_text", "kinds",
         "rule_labels", "send_resolved", "fired_at", "told_states", "context", "active_since",
-        "active_for",
+        "active_for", "folded",
     }
 )  # fmt: skip
 

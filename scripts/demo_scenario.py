@@ -51,7 +51,7 @@ class Expected:
     seen: Callable[[list[Body]], bool]
 
 
-def _told(kind: str, namespace: str, name: str, state: str) -> Callable[[list[Body]], bool]:
+def told(kind: str, namespace: str, name: str, state: str) -> Callable[[list[Body]], bool]:
     """A message (or a digest's member) about the object ``name`` starts, entering ``state``."""
 
     def seen(bodies: list[Body]) -> bool:
@@ -78,14 +78,12 @@ def _batch_digest(bodies: list[Body]) -> bool:
 EXPECTED = (
     Expected(
         "Pod demo/worker-crashy in CrashLoopBackOff",
-        _told("Pod", "demo", "worker-crashy", "CrashLoopBackOff"),
+        told("Pod", "demo", "worker-crashy", "CrashLoopBackOff"),
     ),
-    Expected(
-        "Pod demo/worker-hungry OOMKilled", _told("Pod", "demo", "worker-hungry", "OOMKilled")
-    ),
+    Expected("Pod demo/worker-hungry OOMKilled", told("Pod", "demo", "worker-hungry", "OOMKilled")),
     Expected(  # its rollout's Stuck is the same incident (config.example's pods-cannot-pull)
         "a Pod of Deployment demo/web failing to pull its image",
-        _told("Pod", "demo", "web-", "ImagePull"),
+        told("Pod", "demo", "web-", "ImagePull"),
     ),
     Expected(f"one digest of the {BATCH_PODS} failed Pods in batch", _batch_digest),
 )

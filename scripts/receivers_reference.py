@@ -1,11 +1,12 @@
-"""Write the list of receivers, from the sink types ``SinkConfig`` admits, where it is named.
+"""Write the list of receivers, from the registry (``notifier.sinks.registry``), where it is named.
 
 ``python -m scripts.receivers_reference`` rewrites, in place:
 - helm/kube-notifier/Chart.yaml's ``description``;
 - docs/rules.md between ``<!-- receivers:begin ... -->`` and ``<!-- receivers:end -->``:
   the values of a sink's ``type``.
 The chart's README takes ``prose()`` through scripts.chart_readme. A test fails when
-any of them and the registry disagree, and when a type has no title here.
+any of them and the registry disagree. Prose names each type by its ``title``, in the
+registry's order.
 """
 
 from __future__ import annotations
@@ -13,9 +14,8 @@ from __future__ import annotations
 import re
 import textwrap
 from pathlib import Path
-from typing import get_args
 
-from notifier.sinks.config import SinkConfig
+from notifier.sinks.registry import RECEIVERS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHART = ROOT / "helm" / "kube-notifier" / "Chart.yaml"
@@ -24,38 +24,21 @@ DOC_MARKERS = (
     "<!-- receivers:begin (python -m scripts.receivers_reference) -->",
     "<!-- receivers:end -->",
 )
-# How prose names each type, in the order prose lists them (the pod log last).
-TITLES = {
-    "slack": "Slack",
-    "alertmanager": "Alertmanager",
-    "email": "email",
-    "pagerduty": "PagerDuty",
-    "opsgenie": "Opsgenie",
-    "msteams": "Microsoft Teams",
-    "discord": "Discord",
-    "googlechat": "Google Chat",
-    "mattermost": "Mattermost",
-    "telegram": "Telegram",
-    "webhook": "webhooks",
-    "console": "the pod log",
-}
 _DESCRIPTION = re.compile(r"^description: >-\n(?:  .*\n)+", re.M)
 
 
 def receiver_types() -> list[str]:
-    """Every sink ``type`` the config accepts, in ``SinkConfig``'s order."""
-    union, _ = get_args(SinkConfig)
-    return [get_args(model.model_fields["type"].annotation)[0] for model in get_args(union)]
+    """Every sink ``type`` the config accepts, in the registry's order."""
+    return [receiver.name for receiver in RECEIVERS]
 
 
-def untitled() -> list[str]:
-    return [kind for kind in receiver_types() if kind not in TITLES]
+def titles() -> list[str]:
+    return [receiver.title for receiver in RECEIVERS]
 
 
 def prose() -> str:
     """``Slack, Alertmanager, ..., webhooks or the pod log``."""
-    titles = [TITLES[kind] for kind in TITLES if kind in receiver_types()]
-    return f"{', '.join(titles[:-1])} or {titles[-1]}"
+    return f"{', '.join(titles()[:-1])} or {titles()[-1]}"
 
 
 def chart_description() -> str:
@@ -89,8 +72,6 @@ def replaced(text: str, body: str) -> str:
 
 
 def main() -> None:
-    if untitled():
-        raise SystemExit(f"give these sink types a title in TITLES: {', '.join(untitled())}")
     CHART.write_text(described(CHART.read_text()))
     RULES.write_text(replaced(RULES.read_text(), rules_section()))
 

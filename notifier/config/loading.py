@@ -58,6 +58,7 @@ class LoadedConfig:
     warnings: tuple[ConfigIssue, ...]
     digest: str  # sha256 of the document after ${VAR} expansion
     source: str
+    text: str = ""  # the document as read: a reload's sink error is located in it
 
 
 def load_config(path: str | os.PathLike[str]) -> Config:
@@ -127,7 +128,7 @@ def _read(text: str, source_name: str, environ: Mapping[str, str]) -> LoadedConf
         [*(_hint_warning(hint, comment, source_name) for hint, comment in hints),
          *secret_warnings(document, source_name)]
     )  # fmt: skip
-    return LoadedConfig(config, ruleset, kinds, warnings, _digest(data), source_name)
+    return LoadedConfig(config, ruleset, kinds, warnings, _digest(data), source_name, text)
 
 
 def _hint_warning(hint: CommentHint, comment: str, source: str) -> ConfigIssue:

@@ -22,7 +22,7 @@ from notifier.objects import Kind
 from notifier.rules.config import MatchSpec
 from notifier.rules.errors import KeyPath
 from notifier.rules.predicates import vocabulary
-from notifier.sinks.config import SlackSinkConfig
+from notifier.sinks.slack.config import SlackSinkConfig
 
 Finding = tuple[KeyPath, str]
 

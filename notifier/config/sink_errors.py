@@ -2,9 +2,10 @@
 
 The config validates, but a sink's files are only read when it is built (a
 ``token_file`` that is missing, a CA bundle that does not load, a
-``resolved_url`` on another host): ``rules check``, ``sinks test`` and ``run``
-build them. The error names the key it is about (``SinkBuildError.key``); the
-file is read again to find that key's line, only when something failed.
+``resolved_url`` on another host): ``rules check``, ``sinks test``, ``run`` and
+a reload build them. The error names the key it is about (``SinkBuildError.key``);
+the file (or the text a ConfigMap gave) is parsed again to find that key's line,
+only when something failed.
 """
 
 from __future__ import annotations
@@ -22,13 +23,18 @@ from notifier.sinks.secrets import SinkBuildError
 
 
 def sink_build_error(
-    path: Path, config: Config, failures: Sequence[tuple[str, SinkBuildError]]
+    path: Path | str,
+    config: Config,
+    failures: Sequence[tuple[str, SinkBuildError]],
+    *,
+    text: str | None = None,
 ) -> ConfigError:
-    """``failures``: (sink name, what went wrong), as ``sink_problems`` lists them."""
+    """``failures``: (sink name, what went wrong), as ``sink_problems`` lists them; ``text``:
+    the document as loaded (a ConfigMap's), when ``path`` names no file to read it from."""
     where = {sink.name: index for index, sink in enumerate(config.sinks)}
     paths = [_key_path(where.get(name), err.key) for name, err in failures]
     try:
-        document = parse_document(read_text(path), os.environ)
+        document = parse_document(read_text(Path(path)) if text is None else text, os.environ)
     except (OSError, ConfigError):  # changed or gone since it loaded: the key paths still say
         document = None
     issues = []

@@ -1,5 +1,5 @@
 """Delivery metrics, labelled by ``integration`` (the receiver's type, one of
-``sinks.building.BUILDERS``) and ``sink``.
+``sinks.registry.RECEIVERS``) and ``sink``.
 
 Sink names come from the config, so labels stay bounded; ``reason`` labels
 are ``SendError`` reasons (bounded by contract) or ``max_attempts`` /

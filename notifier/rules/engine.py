@@ -1,11 +1,13 @@
 """The rules stage: transitions in, notifications out.
 
 ``RulesEngine.process`` evaluates one transition against the current
-ruleset, folds each match into its rule's open incident about the object
-(``rules/resolving.py``) or passes it through noise control, and renders what
-is to be sent now; ``tick`` renders what has come due: ``for:`` timers,
-escalations, reminders, flapping that ended, incidents recovered for their
-window (``rules/timekeeping.py``) and group digests.
+ruleset, quiets what inhibitions and silences say, and offers each match
+(``rules/admissions.py``): folded into its rule's open incident about the
+object, or through noise control, rendered if it is to be sent now; the
+incidents a transition ends are told (``rules/resolutions.py``). ``tick``
+renders what has come due: ``for:`` timers, escalations, reminders, flapping
+that ended, incidents recovered for their window (``rules/timekeeping.py``)
+and group digests.
 The ruleset is read through a callable on every call, so a reload takes
 effect at the next transition while groups already open keep the rule they
 were opened with. Members a group holds are also handed to a ``Holding``
@@ -19,7 +21,6 @@ injected and every call takes an optional ``now``.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import time
 from collections.abc import Callable
@@ -28,20 +29,14 @@ from typing import Any
 
 from notifier.notifications import Notification
 from notifier.origin import Origin
-from notifier.rules import metrics
-from notifier.rules.counting import count_evaluation, count_message
+from notifier.rules.admissions import Admissions
+from notifier.rules.counting import count_evaluation
 from notifier.rules.decisions import Decision
-from notifier.rules.enriching import context_request
-from notifier.rules.facts import held_context, resolution_context, single_context
-from notifier.rules.folding import Folding
-from notifier.rules.group_keys import group_labels, thread_for
-from notifier.rules.holding import Held, Holding, NoHolding, Released, joined
+from notifier.rules.facts import held_context, single_context
+from notifier.rules.folding import FoldedEnds, Folding
+from notifier.rules.holding import Holding, NoHolding, Released, joined
 from notifier.rules.inhibiting import Inhibitor
-from notifier.rules.matched import Matched, incident_context, render_digest
-from notifier.rules.metrics import SuppressReason
-from notifier.rules.neutral_facts import neutral_facts
-from notifier.rules.noise import Admission, NoiseControl, Release
-from notifier.rules.notifying import dedup_key, for_transition
+from notifier.rules.matched import Matched, incident_context
 from notifier.rules.probing import (
     EvalContext,
     NamespaceLabels,
@@ -52,13 +47,15 @@ from notifier.rules.probing import (
     safely,
 )
 from notifier.rules.quieting import inhibit, silence
-from notifier.rules.resolving import Firing, Firings, Resolver
+from notifier.rules.resolutions import resolution
+from notifier.rules.resolving import Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.silences import SilenceBook
+from notifier.rules.stays import StayStore
 from notifier.rules.time_telling import tell_again, tell_flaps
 from notifier.rules.timekeeping import TimeKeeper
 from notifier.rules.timing import FOR_STEP, Timer, TimerStore
-from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, groups_of, pending_page
+from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, pending_page
 from notifier.transitions.model import Transition
 
 Clock = Callable[[], float]
@@ -77,19 +74,19 @@ class RulesEngine:
         firings: Firings | None = None,
         silences: SilenceBook | None = None,
         timers: TimerStore | None = None,
+        stays: StayStore | None = None,
+        folded_ends: FoldedEnds | None = None,
     ) -> None:
         self._rulesets = rulesets
         self._clock = clock
         self._namespace_labels = namespace_labels
         self._owner_of = owner_of
-        self._noise: NoiseControl[Matched] = NoiseControl()
-        self._holding = holding or NoHolding()
-        self._resolver = Resolver(firings)
-        self._folding = Folding(self._resolver)
+        resolver = Resolver(firings)
+        self._folding = Folding(resolver, folded_ends)
         self._inhibitor = Inhibitor()
         self._silences = silences or SilenceBook()
-        self._tokens = itertools.count(1)
-        self._time = TimeKeeper(timers, self._resolver)
+        self._time = TimeKeeper(timers, resolver, stays)
+        self._admissions = Admissions(holding or NoHolding(), resolver, self._folding, self._time)
 
     def process(self, transition: Transition, now: float | None = None) -> list[Notification]:
         """Notifications to send now for ``transition`` (often none)."""
@@ -114,12 +111,14 @@ class RulesEngine:
             return decision
         base = self._context(ruleset, transition)
         for firing in followed.ended:
-            told = self._resolution(ruleset, firing, firing.transition or transition, base, now)
-            decision.notifications.extend(told)
+            told = firing.transition or transition
+            decision.notifications += resolution(
+                ruleset, self._folding, firing, transition=told, base=base, now=now
+            )
         for rule in evaluation.routes:
             if rule.sinks:
                 pending = Matched(rule, transition, incident_context(base, rule, transition))
-                decision.notifications.extend(self._offer(pending, now, decision))
+                decision.notifications += self._admissions.offer(pending, now, decision)
         return decision
 
     def _quieted(
@@ -130,43 +129,15 @@ class RulesEngine:
             evaluation = silence(self._silences, probe, evaluation, decision)
         return evaluation
 
-    def _resolution(
-        self,
-        ruleset: Ruleset,
-        firing: Firing,
-        transition: Transition,
-        base: dict[str, Any],
-        now: float,
-    ) -> list[Notification]:
-        """The end of ``firing``, told by its rule if the rule still sends resolutions (to
-        where it went: the rule's sinks and those its escalation reached)."""
-        rule = next((r for r in ruleset.rules if r.name == firing.rule), None)
-        if rule is None or not rule.send_resolved or not rule.sinks:
-            return []
-        told = self._folding.ending(rule, firing)  # fold_into: owner: the last one's end
-        if told is None:
-            return []
-        context = resolution_context(incident_context(base, rule, transition), told.states)
-        count_message("resolved")
-        sinks = tuple(dict.fromkeys((*rule.sinks, *told.escalated)))
-        facts = neutral_facts(rule, context, fired_at=told.fired_at)
-        return for_transition(
-            rule.name, sinks, transition, facts, now, status="resolved",
-            thread_key=thread_for(rule, context), closes_thread=rule.thread_by_object,
-        )  # fmt: skip
-
     def tick(self, now: float | None = None, *, timers: bool = True) -> Released:
         """What has come due (timers: ``_fire_due``), digests; ``forget`` it once submitted."""
         now = self._clock() if now is None else now
         fired = self._fire_due(now) if timers else Released()
-        releases = self._noise.tick(now)
-        notifications = [n for release in releases for n in self._render(release, now)]
-        tokens = tuple(t for r in releases for t in r.tokens)
-        return joined(fired, Released(notifications, tokens))
+        return joined(fired, self._admissions.tick(now))
 
     def _fire_due(self, now: float) -> Released:
         """Timers come due (quieted as a transition would be now; a muted or flapping rule's
-        not told), flapping that is over."""
+        not told), flapping that is over, incidents recovered for their window."""
         ruleset, told = self._rulesets(), Released()
         for timer, rule in self._time.due(ruleset, now):
             sent: list[Notification] = []
@@ -177,8 +148,10 @@ class RulesEngine:
         over = tell_flaps(ruleset, self._time.settled(now), self._context, now, over=True)
         for firing in self._time.recovered(ruleset, now):
             if firing.transition is not None:
-                base = self._context(ruleset, firing.transition)
-                over += self._resolution(ruleset, firing, firing.transition, base, now)
+                ended, base = firing.transition, self._context(ruleset, firing.transition)
+                over += resolution(
+                    ruleset, self._folding, firing, transition=ended, base=base, now=now
+                )
         return joined(told, Released(over))
 
     def _tell_timer(
@@ -194,7 +167,7 @@ class RulesEngine:
         context = incident_context(base, rule, transition)
         if timer.step != FOR_STEP:
             return tell_again(rule, replace(timer, transition=transition), context, now)
-        return self._offer(Matched(rule, transition, context), now, decision)
+        return self._admissions.offer(Matched(rule, transition, context), now, decision)
 
     def caught_up(self) -> None:
         """What changed while the process was down has been acted on: timers may fire."""
@@ -202,8 +175,7 @@ class RulesEngine:
 
     def forget(self, released: Released) -> None:
         """``released`` was submitted: its held members need no durable copy any more."""
-        if released.tokens:
-            self._holding.forget(released.tokens)
+        self._admissions.forget(released.tokens)
         if released.timers:
             self._time.fired(released.timers)
 
@@ -214,8 +186,8 @@ class RulesEngine:
         forgotten. Call once at start, before anything else is offered.
         """
         self._time.open = False
-        held = self._holding.held()
-        self._tokens = itertools.count(max((m.token for m in held), default=0) + 1)
+        held = self._admissions.held()
+        self._admissions.count_tokens_after(held)
         ruleset, restored = self._rulesets(), Released()
         for member in held:
             rule = next((r for r in ruleset.rules if r.name == member.rule and r.sinks), None)
@@ -226,14 +198,14 @@ class RulesEngine:
             transition = replace(member.transition, origin=Origin.CATCH_UP)
             context = incident_context(self._context(ruleset, transition), rule, transition)
             pending = Matched(rule, transition, context)
-            restored = joined(restored, self._readmit(pending, member))
+            restored = joined(restored, self._admissions.readmit(pending, member, self._clock()))
         if held:
             log.info("%d group members held before the restart are waiting again", len(held))
         return restored
 
     def next_due(self) -> float | None:
         timers = self._time.next_due(self._rulesets())
-        dues = [due for due in (timers, self._noise.next_due()) if due is not None]
+        dues = [due for due in (timers, self._admissions.next_due()) if due is not None]
         return min(dues, default=None)
 
     def pending(self, shown: Shown, offset: int, limit: int) -> tuple[list[PendingTimer], int]:
@@ -242,67 +214,8 @@ class RulesEngine:
 
     def open_groups(self) -> list[OpenGroup]:
         """The groups holding members now, read for the page."""
-        return groups_of(self._noise.open_groups(), lambda item: item.transition)
+        return self._admissions.open_groups()
 
     def _context(self, ruleset: Ruleset, transition: Transition) -> dict[str, Any]:
         owner = safely(self._owner_of, transition.obj)
         return single_context(transition, cluster=ruleset.cluster_name, rule="", owner=owner)
-
-    def _offer(self, pending: Matched, now: float, decision: Decision) -> list[Notification]:
-        rule, token = pending.rule, next(self._tokens)
-        if self._folds(pending, decision, now):
-            return []
-        admission = self._admit(pending, now, token)
-        if admission.release is not None or admission.held:
-            self._resolver.told(rule, pending.transition, now)
-        if admission.held:
-            self._holding.hold(Held(token, rule.name, pending.transition, now))
-        if admission.suppressed is not None:
-            metrics.count_suppressed(admission.suppressed)
-            decision.suppressed.append((rule.name, admission.suppressed.value))
-        return [] if admission.release is None else self._render(admission.release, now)
-
-    def _folds(self, pending: Matched, decision: Decision, now: float) -> bool:
-        """Part of the rule's open incident (or its owner's: ``fold_into``): told no more."""
-        reason = self._folding.folds(pending.rule, pending.transition, now)
-        if reason is not None:
-            metrics.count_suppressed(SuppressReason.INCIDENT)
-            decision.suppressed.append((pending.rule.name, reason))
-        return reason is not None
-
-    def _readmit(self, pending: Matched, member: Held) -> Released:
-        admission = self._admit(pending, member.held_at, member.token)
-        if admission.release is not None:  # the rule no longer groups: send it now
-            return Released(self._render(admission.release, self._clock()), (member.token,))
-        return Released() if admission.held else Released(tokens=(member.token,))
-
-    def _admit(self, pending: Matched, now: float, token: int) -> Admission[Matched]:
-        rule = pending.rule
-        return self._noise.offer(
-            pending,
-            rule=rule.name,
-            policy=rule.noise,
-            dedup_key=dedup_key(rule.name, pending.transition),
-            group=group_labels(rule.noise.group_by, pending.context),
-            now=now,
-            token=token,
-        )
-
-    def _render(self, release: Release[Matched], now: float) -> list[Notification]:
-        if release.is_digest:
-            self._remember(release, now)
-            return render_digest(release, now)
-        item = release.items[0]
-        count_message("single")
-        self._remember(release, now)
-        context = context_request(item.rule.enrich, item.transition)
-        facts = neutral_facts(item.rule, item.context, transition=item.transition)
-        return for_transition(
-            item.rule.name, item.rule.sinks, item.transition, facts, now,
-            thread_key=thread_for(item.rule, item.context), context=context,
-        )  # fmt: skip
-
-    def _remember(self, release: Release[Matched], now: float) -> None:
-        """What was told, for rules that escalate or remind."""
-        for item in release.items:
-            self._time.told(item.rule, item.transition, now)

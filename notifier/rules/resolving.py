@@ -265,9 +265,12 @@ def _followed(firing: Firing, transition: Transition, watched: frozenset[str]) -
 
 
 def _in_trouble(firing: Firing, transition: Transition, watched: frozenset[str]) -> bool:
+    """In a state of the incident, of the rule, or one its kind keeps unsettled, as the object's
+    levels read: a state only the edge told (an OOM kill seen through the restart after it) is
+    news, told or folded, but the container runs again."""
     unsettled = spec_of(transition.obj).unsettled
     trouble = firing.states | watched | frozenset(unsettled)
-    return not trouble.isdisjoint(transition.new_states)
+    return not trouble.isdisjoint(transition.levels)
 
 
 def _kept_differently(before: Firing, after: Firing) -> bool:

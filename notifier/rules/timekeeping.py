@@ -20,6 +20,7 @@ from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.resolving import Firing, Resolver, Watched
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
+from notifier.rules.stays import StayStore
 from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
@@ -33,10 +34,12 @@ class Followed:
 
 
 class TimeKeeper:
-    def __init__(self, timers: TimerStore | None, resolver: Resolver) -> None:
+    def __init__(
+        self, timers: TimerStore | None, resolver: Resolver, stays: StayStore | None = None
+    ) -> None:
         self.lock = threading.RLock()  # the clock thread tells (and so ``told``) under it
         self.open = True  # False from a restart's restore until its catch-up is acted on
-        self._timers = Timers(timers)
+        self._timers = Timers(timers, stays)
         self._flaps = FlapDetector()
         self._resolver = resolver
 

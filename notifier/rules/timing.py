@@ -43,7 +43,7 @@ from typing import Protocol
 from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.metrics import PENDING_TIMERS
 from notifier.rules.ruleset import CompiledRule
-from notifier.rules.stays import StayKey, Stays
+from notifier.rules.stays import StayKey, Stays, StayStore
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")
@@ -125,13 +125,13 @@ class NoTimerStore:
 
 
 class Timers:
-    def __init__(self, store: TimerStore | None = None) -> None:
+    def __init__(self, store: TimerStore | None = None, stays: StayStore | None = None) -> None:
         self._store = store or NoTimerStore()
         self._by_object: dict[ObjectId, dict[tuple[str, int], Timer]] = {}
         self._heap: list[tuple[float, float, str, int, Kind, ObjectKey]] = []
         self._rules: Mapping[str, CompiledRule] | None = None
         self._pending = 0  # ``for:`` timers not fired yet
-        self._stays = Stays()  # ``for:`` stays cut by a blip, resumed if it is back in time
+        self._stays = Stays(stays)  # ``for:`` stays cut by a blip, resumed if back in time
         for timer in self._store.all_timers():
             self._by_object.setdefault(timer.object_id, {})[timer.name] = timer
             self._pending += timer.step == FOR_STEP and not timer.fired

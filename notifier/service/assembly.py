@@ -44,6 +44,7 @@ from notifier.source.informer_set import InformerSet
 from notifier.source.reflector import ReflectorSettings
 from notifier.state import StateStore
 from notifier.state.firing import DurableFirings
+from notifier.state.folded_ends import DurableFoldedEnds
 from notifier.state.held import DurableHolding
 from notifier.state.known_objects import DurableSeen, log_baseline
 from notifier.state.timers import DurableTimers
@@ -84,6 +85,7 @@ class Service:
         holding = DurableHolding(state.held, kinds=kinds) if state is not None else None
         firings = DurableFirings(state.firing, kinds) if state is not None else None
         timers = DurableTimers(state.timers, kinds=kinds) if state is not None else None
+        ends = DurableFoldedEnds(state.folded_ends, kinds) if state is not None else None
         self.silences = SilenceBook()
         self.engine = RulesEngine(
             holder.ruleset,
@@ -92,6 +94,8 @@ class Service:
             firings=firings,
             silences=self.silences,
             timers=timers,
+            stays=state.stays if state is not None else None,
+            folded_ends=ends,
         )
         self.ticker = Ticker(self.engine, self.gate.submit)
         self.decisions = DecisionLog()  # always kept, bounded: the page's "Why not"

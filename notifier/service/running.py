@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from notifier import build_info  # noqa: F401 - registers build info
 from notifier.api.listening import listen_problem
 from notifier.config.errors import ConfigError
+from notifier.config.sink_errors import sink_build_error
 from notifier.exits import Exit
 from notifier.heap import keep_large_buffers_out_of_the_heap, pause_collection
 from notifier.logs import setup_logging
@@ -32,6 +33,7 @@ from notifier.reload.holder import RulesHolder
 from notifier.reload.polling import report
 from notifier.scheduling import choose as choose_scheduling
 from notifier.service.options import RunOptions
+from notifier.sinks.building import sink_problems
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.access import KubeAccessError, check_access, cluster_access
 from notifier.source.client import RawClient
@@ -72,13 +74,7 @@ class _StartError(Exception):
 
 def _started(opts: RunOptions) -> Service:
     """Each check in the order a user fixes things: the file, the port, the cluster, the state."""
-    try:
-        holder = RulesHolder.from_file(opts.config)
-    except ConfigError as err:
-        raise _StartError(EXIT_CONFIG, f"invalid config:\n{err}") from None
-    except OSError as err:
-        raise _StartError(EXIT_CONFIG, f"cannot read config {opts.config}: {err}") from None
-    report(holder.last_result, str(opts.config))
+    holder = _loaded(opts.config)
     problem = listen_problem(opts.listen_host, opts.listen_port)
     if problem is not None:
         raise _StartError(Exit.LISTEN, problem)
@@ -105,6 +101,23 @@ def _started(opts: RunOptions) -> Service:
         if state is not None:
             state.close()
         raise _StartError(EXIT_CONFIG, f"invalid config {opts.config}: {err}") from None
+
+
+def _loaded(path: Path) -> RulesHolder:
+    """The config, valid and every enabled sink in it built (as ``rules check`` says)."""
+    try:
+        holder = RulesHolder.from_file(path)
+    except ConfigError as err:
+        raise _StartError(EXIT_CONFIG, f"invalid config:\n{err}") from None
+    except OSError as err:
+        raise _StartError(EXIT_CONFIG, f"cannot read config {path}: {err}") from None
+    loaded = holder.current
+    problems = sink_problems(loaded.config.sinks)
+    if problems:
+        located = sink_build_error(path, loaded.config, problems, text=loaded.text)
+        raise _StartError(EXIT_CONFIG, f"invalid config:\n{located}")
+    report(holder.last_result, str(path))
+    return holder
 
 
 def _open_state(flag: str, configured: StateConfig) -> StateStore | None:

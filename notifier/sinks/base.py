@@ -38,7 +38,7 @@ class Sink(Protocol):
 
     @property
     def integration(self) -> str:
-        """The receiver's type (one of ``sinks.building.BUILDERS``): the bounded metrics label."""
+        """The receiver's type (one of ``sinks.registry.RECEIVERS``): the bounded metrics label."""
         ...
 
     def send(self, notification: Notification) -> None:

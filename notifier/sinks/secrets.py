@@ -116,3 +116,17 @@ def redact_url(url: str) -> str:
     except ValueError:
         return "<invalid url>"
     return f"{parts.scheme or '?'}://{host}{port}/…"
+
+
+def checked_url(sink: str, field: str, url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        usable = False
+    if not usable:
+        # The URL is a secret: say what is wrong, not what it is.
+        raise SinkBuildError(
+            f"sink {sink!r}: {field} must be an http(s) URL with a host", key=field
+        )
+    return url

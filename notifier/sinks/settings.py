@@ -1,7 +1,7 @@
 """What every sink's config shares: its name, delivery options, HTTP settings and secrets.
 
-Each receiver's own model (``notifier/sinks/<type>/config.py``, or
-``sinks/config.py`` for the first three) builds on these.
+Each receiver's own model (``notifier/sinks/<type>/config.py``) builds on these;
+the receivers whose message is a title and a text share ``ChatSinkConfigBase``.
 """
 
 from __future__ import annotations
@@ -35,22 +35,6 @@ class DeliveryOptions(Strict):
     stuck_after_seconds: float = Field(default=60.0, gt=0)
 
 
-# Per-type defaults live in subclasses so that a partial ``delivery:`` block
-# in the config file keeps the type's other defaults.
-class ConsoleDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=1, ge=1, le=32)
-
-
-class WebhookDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=4, ge=1, le=32)
-
-
-class SlackDeliveryOptions(DeliveryOptions):
-    concurrency: int = Field(default=1, ge=1, le=32)
-    # Slack accepts about one message per second per channel.
-    min_interval_seconds: float = Field(default=1.0, ge=0)
-
-
 def secret_pair(value: SecretStr | None, file: str | None, field: str, *, required: bool) -> None:
     if value is not None and file is not None:
         raise ValueError(f"set either {field} or {field}_file, not both")
@@ -61,6 +45,7 @@ def secret_pair(value: SecretStr | None, file: str | None, field: str, *, requir
 class SinkConfigBase(Strict):
     name: str = Field(min_length=1, pattern=r"^[a-z0-9]([a-z0-9_-]*[a-z0-9])?$")
     enabled: bool = True
+    delivery: DeliveryOptions = DeliveryOptions()  # a receiver's own defaults in its subclass
     # The parts of its message a ``template:`` may replace (its receiver's ``PARTS``, a test
     # checks): another part is refused at load, where it is written.
     template_parts: ClassVar[tuple[str, ...]] = ()
@@ -100,4 +85,28 @@ class HttpSettings(Strict):
     def _key_needs_a_certificate(self) -> Self:
         if self.client_key_file is not None and self.client_cert_file is None:
             raise ValueError("client_key_file needs client_cert_file")
+        return self
+
+
+class ChatDeliveryOptions(DeliveryOptions):
+    concurrency: int = Field(default=2, ge=1, le=32)
+
+
+class ChatSinkConfigBase(SinkConfigBase, HttpSettings):
+    """A receiver whose message is a ``title`` and a ``text`` (``notifier.sinks.chat``)."""
+
+    template_parts = ("title", "text")
+    template: dict[str, str] = {}
+    delivery: ChatDeliveryOptions = ChatDeliveryOptions()
+
+
+class WebhookUrlConfigBase(ChatSinkConfigBase):
+    """A receiver reached at a secret URL (Teams, Discord, Google Chat, Mattermost)."""
+
+    url: SecretStr | None = None
+    url_file: str | None = None
+
+    @model_validator(mode="after")
+    def _one_url_source(self) -> Self:
+        secret_pair(self.url, self.url_file, "url", required=True)
         return self

@@ -26,6 +26,9 @@ CONNECT_TIMEOUT = 10.0
 LIST_READ_TIMEOUT = 60.0
 CHUNK = 64 * 1024
 UNAUTHORIZED = 401
+SERVER_ERROR = 500
+PROBE_TIMEOUT = 2.0  # the outage's ask of /readyz: connect and read, each
+PROBE_BYTES = 1024
 
 
 class ApiError(Exception):
@@ -62,7 +65,8 @@ class RawClient:
         self._access = access
         self._lock = threading.Lock()
         self._open: set[urllib3.BaseHTTPResponse] = set()
-        self.outage = outage or Outage(access.server)  # shared by siblings: one per server
+        # Shared by siblings: one per server, whose prober asks through this first client.
+        self.outage = outage or Outage(access.server, probe=self.answers)
 
     @property
     def server(self) -> str:
@@ -124,6 +128,17 @@ class RawClient:
             raise urllib3.exceptions.SSLError(err.reason) from err
         response: urllib3.BaseHTTPResponse = answer.response
         return response
+
+    def answers(self) -> bool:
+        """The API server answers at all: its /readyz, in ``PROBE_TIMEOUT``, with anything but
+        a 5xx (a 403 still answers; a server still starting does not)."""
+        try:
+            self.get_bounded("/readyz", {}, timeout=PROBE_TIMEOUT, max_bytes=PROBE_BYTES)
+        except ApiError as err:
+            return err.status < SERVER_ERROR
+        except Exception:  # refused, reset, timed out, TLS: not there yet
+            return False
+        return True
 
     def get(self, path: str, query: dict[str, str]) -> bytes:
         return self.send("GET", path, query=query)

@@ -1,4 +1,5 @@
-"""What a reflector lists and watches: one collection, its selectors, its decoders.
+"""What a reflector lists and watches: one collection, its selectors, its decoders; and
+what it keeps in step with them (a ``ReflectorStore``).
 
 client-go drives its one Reflector with a ListWatch; so do we. A kind's
 informer, the rules and silences ConfigMaps (one object, by field selector)
@@ -10,7 +11,7 @@ inactivity watchdog, 410 and 429 handling and a readiness count.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
@@ -121,3 +122,26 @@ class ListWatch(Generic[T]):
 
     def query(self, **more: str) -> dict[str, str]:
         return {**self.selectors, **more}
+
+
+class ReflectorStore(Protocol[T]):
+    """What a reflector keeps in step with the server (client-go's Store, as a reflector sees it).
+
+    Called from the reflector's thread only, in the order the server said things.
+    """
+
+    def admit(self, obj: T) -> T:
+        """A listed object as it will be kept (called per item, page by page)."""
+        ...
+
+    def replace(self, items: list[T], *, first: bool) -> None:
+        """A whole list: the first one, or a relist after 410."""
+        ...
+
+    def upsert(self, obj: T) -> None:
+        """An ADDED or MODIFIED watch event."""
+        ...
+
+    def delete(self, obj: T) -> None:
+        """A DELETED watch event."""
+        ...

@@ -8,6 +8,12 @@ on): the first failure of a round is logged, naming the server, the cause in
 words ("connection refused", "name not resolved") and how many watches wait;
 the others that fail before that round's retry is due are only counted. When
 the last failing watch reaches the server again, one line says so and for how long.
+
+A long outage backs each watch off to 30 s, so a watch could sleep most of
+that after the server is back (and /readyz and the page's banner with it).
+While any watch is failing, one prober thread asks the server itself every
+``PROBE_EVERY`` seconds (``RawClient.answers``: GET /readyz, bounded); once
+it answers, every failing watch is woken to retry at once.
 """
 
 from __future__ import annotations
@@ -20,24 +26,44 @@ from collections.abc import Callable, Hashable
 
 import urllib3.exceptions
 
+from notifier.supervision import supervised
+
 log = logging.getLogger("notifier.source")
+
+PROBE_EVERY = 1.0  # seconds between two asks of the server while a watch cannot reach it
+
+Wake = Callable[[], None]  # ends a watch's backoff wait
 
 
 class Outage:
-    def __init__(self, server: str, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        server: str,
+        *,
+        probe: Callable[[], bool] = lambda: False,
+        probe_every: float = PROBE_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.server = server
+        self._probe, self._probe_every = probe, probe_every
         self._clock = clock
         self._lock = threading.Lock()
-        self._failing: set[Hashable] = set()  # the watches whose last try could not reach it
+        self._failing: dict[Hashable, Wake] = {}  # the watches whose last try could not reach it
         self._since: float | None = None  # when the first of them failed
         self._next_line_at = float("-inf")
+        self._prober: threading.Thread | None = None  # runs while a watch is failing
+        self._calm = threading.Event()  # no watch failing: the prober ends
 
-    def failed(self, watch: Hashable, err: Exception, retry_in: float) -> None:
-        """``watch`` could not reach the server and tries again in ``retry_in`` seconds."""
+    def failed(self, watch: Hashable, err: Exception, retry_in: float, wake: Wake) -> None:
+        """``watch`` could not reach the server and tries again in ``retry_in`` seconds,
+        or when ``wake`` is called: once the server answers the prober."""
         with self._lock:
             now = self._clock()
-            self._failing.add(watch)
+            self._failing[watch] = wake
             self._since = now if self._since is None else self._since
+            self._calm.clear()
+            if self._prober is None:
+                self._prober = self._started_prober()
             if now < self._next_line_at:
                 return  # said this round already
             self._next_line_at = now + retry_in
@@ -53,14 +79,44 @@ class Outage:
         if watch not in self._failing:
             return
         with self._lock:
-            self._failing.discard(watch)
+            self._failing.pop(watch, None)
             if self._failing or self._since is None:
                 return
+            self._calm.set()
             lasted, self._since = self._clock() - self._since, None
             self._next_line_at = float("-inf")
         log.warning(
             "the API server at %s answers again (unreachable for %.0fs)", self.server, lasted
         )
+
+    def left(self, watch: Hashable) -> None:
+        """``watch`` stopped: it waits for nothing any more (said nowhere)."""
+        with self._lock:
+            self._failing.pop(watch, None)
+            if not self._failing:
+                self._calm.set()
+                self._since = None
+
+    def _started_prober(self) -> threading.Thread:
+        body = supervised("apiserver-probe", self._probing)
+        thread = threading.Thread(target=body, name="apiserver-probe", daemon=True)
+        thread.start()
+        return thread
+
+    def _probing(self) -> None:
+        """Ask the server every ``probe_every`` seconds while a watch cannot reach it; when it
+        answers, wake them all (a watch that still cannot reach it backs off again)."""
+        while True:
+            self._calm.wait(self._probe_every)
+            with self._lock:
+                if not self._failing:
+                    self._prober = None  # decided under the lock: ``failed`` starts another
+                    return
+            if self._probe():
+                with self._lock:
+                    wakes = list(self._failing.values())
+                for wake in wakes:
+                    wake()
 
     @property
     def failing(self) -> int:

@@ -8,7 +8,8 @@ watch with bookmarks and a random server-side timeout; a normal close re-watches
 the last resourceVersion, 410 relists and diffs against the cache, other failures back
 off and retry from the same resourceVersion. A silent watch is reopened by an
 inactivity watchdog (a socket read timeout): without HTTP/2 pings nothing else
-notices a half-open connection.
+notices a half-open connection. A backoff wait ends early on ``wake``: when the
+API server answers the outage's prober again (``outage.py``), or when we stop.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 import urllib3.exceptions
 
@@ -27,7 +28,7 @@ from notifier.objects import KubeObject
 from notifier.source import metrics
 from notifier.source.backoff import Backoff
 from notifier.source.client import ApiError, RawClient
-from notifier.source.listwatch import Bookmark, ListWatch, Status, WatchEvent
+from notifier.source.listwatch import Bookmark, ListWatch, ReflectorStore, Status, WatchEvent
 from notifier.source.outage import unreachable
 
 log = logging.getLogger("notifier.source")
@@ -69,29 +70,6 @@ class ReflectorSettings:
 T = TypeVar("T", bound=KubeObject)
 
 
-class ReflectorStore(Protocol[T]):
-    """What a reflector keeps in step with the server (client-go's Store, as a reflector sees it).
-
-    Called from the reflector's thread only, in the order the server said things.
-    """
-
-    def admit(self, obj: T) -> T:
-        """A listed object as it will be kept (called per item, page by page)."""
-        ...
-
-    def replace(self, items: list[T], *, first: bool) -> None:
-        """A whole list: the first one, or a relist after 410."""
-        ...
-
-    def upsert(self, obj: T) -> None:
-        """An ADDED or MODIFIED watch event."""
-        ...
-
-    def delete(self, obj: T) -> None:
-        """A DELETED watch event."""
-        ...
-
-
 class Reflector(Generic[T]):
     def __init__(
         self,
@@ -121,9 +99,27 @@ class Reflector(Generic[T]):
         self.failures_in_a_row = 0  # reset by a watch that delivers or stays open
         self._listed_at = float("-inf")
         self._watch_opened_at: float | None = None  # while a watch is open
+        self._woken = threading.Event()  # ends the backoff wait under way
 
     # -- the loop ---------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
+        """List and watch until ``stop`` is set; whoever sets it calls ``wake`` next."""
+        try:
+            self._run(stop)
+        finally:
+            self._client.outage.left(self)
+
+    def wake(self) -> None:
+        """End the backoff wait under way (or the next one, if none is): retry now."""
+        self._woken.set()
+
+    def _pause(self, stop: threading.Event, seconds: float) -> None:
+        """Wait ``seconds``, or until ``wake`` (called after ``stop`` is set, or by the outage)."""
+        if not stop.is_set():
+            self._woken.wait(seconds)
+        self._woken.clear()
+
+    def _run(self, stop: threading.Event) -> None:
         need_list = True
         while not stop.is_set():
             try:
@@ -173,13 +169,14 @@ class Reflector(Generic[T]):
         self.failures_in_a_row += 1
         delay = self._backoff.next_delay()
         log.warning("%s: 410 Gone again right after a list; relisting in %.1fs", self._kind, delay)
-        stop.wait(delay)
+        self._pause(stop, delay)
 
     def _wait_after_error(self, stop: threading.Event, err: ApiError) -> None:
+        self._client.outage.reached(self)  # it answered, if only to refuse
         if err.status == TOO_MANY_REQUESTS and err.retry_after is not None:
             self._restarted("throttled")
             log.warning("%s: throttled (429); waiting %.1fs", self._kind, err.retry_after)
-            stop.wait(err.retry_after)
+            self._pause(stop, err.retry_after)
             return
         self._wait_after_failure(stop, err)
 
@@ -190,13 +187,14 @@ class Reflector(Generic[T]):
         self.failures_in_a_row += 1
         delay = self._backoff.next_delay()
         if unreachable(err):  # every watch of the server fails alike: said once a round
-            self._client.outage.failed(self, err, delay)
+            self._client.outage.failed(self, err, delay, self.wake)
         else:
+            self._client.outage.reached(self)
             hint = _HINTS.get(err.status, "") if isinstance(err, ApiError) else ""
             log.warning(
                 "%s: list/watch failed (%s)%s; retrying in %.1fs", self._kind, err, hint, delay
             )
-        stop.wait(delay)
+        self._pause(stop, delay)
 
     # -- list -------------------------------------------------------------
     def _list(self) -> tuple[list[T], str]:

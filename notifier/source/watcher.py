@@ -15,8 +15,8 @@ from typing import Generic, TypeVar
 
 from notifier.objects import KubeObject
 from notifier.source.client import RawClient
-from notifier.source.listwatch import ListWatch
-from notifier.source.reflector import Reflector, ReflectorSettings, ReflectorStore
+from notifier.source.listwatch import ListWatch, ReflectorStore
+from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.supervision import supervised
 
 T = TypeVar("T", bound=KubeObject)
@@ -54,6 +54,7 @@ class Watcher(Generic[T]):
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
+        self.reflector.wake()  # out of a backoff wait
         self._client.close_streams()
         if self._thread.is_alive():
             self._thread.join(timeout)

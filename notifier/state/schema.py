@@ -18,7 +18,10 @@ rather than guessed at.
   it again nor forgets to resolve it (version 4; the incident's columns: 6).
 - ``timers``: a rule's ``for:``, escalation steps and reminders timing an object
   in its states: pending, or fired and not yet left, with the transition to
-  tell (version 5).
+  tell (version 5); a ``for:``'s grace, the rule's recovery window (version 7).
+- ``stays``: a ``for:`` stay a blip cut, remembered until its grace ends (version 7).
+- ``folded_ends``: the ends of a ``fold_into: owner`` incident kept to be told with
+  its last object's (version 7).
 - ``meta``: facts about the file itself, e.g. ``baseline_at``: when a start
   first acted on the whole initial list (version 3).
 """
@@ -27,7 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -117,7 +120,34 @@ CREATE TABLE IF NOT EXISTS timers (
     told INTEGER NOT NULL,
     wanted TEXT NOT NULL,
     transition BLOB NOT NULL,
+    grace REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (rule, step, kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS stays (
+    rule TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    since REAL NOT NULL,
+    until_at REAL NOT NULL,
+    PRIMARY KEY (rule, kind, key)
+);
+
+CREATE TABLE IF NOT EXISTS folded_ends (
+    rule TEXT NOT NULL,
+    namespace TEXT NOT NULL,
+    owner_kind TEXT NOT NULL,
+    owner_name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    states TEXT NOT NULL,
+    fired_at REAL NOT NULL,
+    worst TEXT NOT NULL,
+    recovery REAL NOT NULL,
+    escalated TEXT NOT NULL,
+    objects TEXT NOT NULL,
+    transition BLOB,
+    PRIMARY KEY (rule, namespace, owner_kind, owner_name)
 );
 """
     + _SEEN
@@ -145,6 +175,12 @@ ALTER TABLE firing ADD COLUMN transition BLOB;
 """
 
 
+# Version 7: a ``for:`` timer keeps its grace; ``stays`` and ``folded_ends`` are new (``_TABLES``).
+_V5_TO_V7 = """
+ALTER TABLE timers ADD COLUMN grace REAL NOT NULL DEFAULT 0;
+"""
+
+
 class IncompatibleSchemaError(sqlite3.DatabaseError):
     """The database was written by a newer kube-notifier."""
 
@@ -157,6 +193,13 @@ def migrate(conn: sqlite3.Connection) -> None:
         conn.executescript(f"BEGIN; {_V1_TO_V2} COMMIT;")
     if 4 <= version < 6:
         conn.executescript(f"BEGIN; {_V4_TO_V6} COMMIT;")
+    if 5 <= version < 7 and _has_table(conn, "timers"):
+        conn.executescript(f"BEGIN; {_V5_TO_V7} COMMIT;")
     if version < SCHEMA_VERSION:
         conn.executescript(_TABLES)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return found.fetchone() is not None

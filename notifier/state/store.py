@@ -2,7 +2,8 @@
 
 It holds the outbox, the dead letters, Slack thread roots, the last
 object state acted on per key and the group members waiting for their
-digest, the rules' ``for:`` timers, all written by one ``BatchWriter`` thread
+digest, the rules' ``for:`` timers and the stays they remember, the ends of
+owners' incidents kept for their last object, all written by one ``BatchWriter`` thread
 (group commits, submission order) and read through one read connection.
 Old dead letters, thread roots and abandoned outbox rows are pruned by the
 writer every ``prune_interval_seconds``. See ``database`` for what happens
@@ -24,10 +25,12 @@ from notifier.state.config import StateConfig
 from notifier.state.database import open_database
 from notifier.state.dead_letters import DeadLetters, prune_dead_letters
 from notifier.state.firing import FiringRows
+from notifier.state.folded_ends import FoldedEndRows
 from notifier.state.held import HeldMembers
 from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
 from notifier.state.seen import SeenObjects
+from notifier.state.stays import StayRows, prune_stays
 from notifier.state.thread_roots import SlackThreads, prune_threads
 from notifier.state.timers import TimerRows
 from notifier.state.writer import BatchWriter, Chore
@@ -58,6 +61,8 @@ class StateStore:
         self.firing = FiringRows(self._writer, self._reader)
         self.alerts = OpenAlerts(self._writer, self._reader, clock=clock)
         self.timers = TimerRows(self._writer, self._reader)
+        self.stays = StayRows(self._writer, self._reader)
+        self.folded_ends = FoldedEndRows(self._writer, self._reader)
         self._writer.start()
 
     @property
@@ -110,3 +115,4 @@ def _prune(config: StateConfig, clock: Callable[[], float], conn: sqlite3.Connec
     prune_dead_letters(conn, older_than=now - config.dead_letter_retention_hours * _HOUR)
     prune_threads(conn, older_than=now - config.thread_retention_hours * _HOUR)
     expire_outbox(conn, older_than=now - config.outbox_retention_hours * _HOUR, now=now)
+    prune_stays(conn, ended_before=now)

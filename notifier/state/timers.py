@@ -1,8 +1,9 @@
 """Rules' ``for:`` timers, kept so a restart neither resets, loses nor doubles them.
 
 One row per rule and object: when the state was entered, whether it fired,
-the rule's states it waits on (JSON text) and the transition to tell (opaque
-bytes: encoding it is the caller's). Written by the one writer thread as lazy
+the rule's states it waits on (JSON text), the transition to tell (opaque
+bytes: encoding it is the caller's) and, for ``for:``, how long a blip out of
+the states may last (``rules/stays.py``). Written by the one writer thread as lazy
 writes: each commits no later than the worker's record of the object it
 came from, and a fired mark no later than what the firing put in the outbox.
 
@@ -37,6 +38,7 @@ class TimerRow(NamedTuple):
     told: int
     wanted: str  # a JSON list of state names
     encoded: bytes
+    grace: float = 0.0  # ``for:``: how long a blip may last (the rule's recovery window)
 
 
 class TimerRows:
@@ -46,11 +48,12 @@ class TimerRows:
 
     def all_rows(self) -> list[TimerRow]:
         rows = self._reader.rows(
-            "SELECT rule, step, kind, key, since, fired, told, wanted, transition FROM timers"
+            "SELECT rule, step, kind, key, since, fired, told, wanted, transition, grace"
+            " FROM timers"
         )
         return [
-            TimerRow(rule, step, kind, key, since, bool(fired), told, wanted, encoded)
-            for rule, step, kind, key, since, fired, told, wanted, encoded in rows
+            TimerRow(rule, step, kind, key, since, bool(fired), told, wanted, encoded, grace)
+            for rule, step, kind, key, since, fired, told, wanted, encoded, grace in rows
         ]
 
     def upsert(self, row: TimerRow) -> None:
@@ -63,8 +66,8 @@ class TimerRows:
 def _upsert(row: tuple[object, ...], conn: sqlite3.Connection) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO timers"
-        " (rule, step, kind, key, since, fired, told, wanted, transition)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " (rule, step, kind, key, since, fired, told, wanted, transition, grace)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         row,
     )
 
@@ -92,8 +95,9 @@ class DurableTimers:
                 self._rows.delete(row.rule, row.step, row.kind, row.key)
                 continue
             found.append(
-                Timer(row.rule, transition, wanted, row.since, row.fired, row.step, row.told)
-            )
+                Timer(row.rule, transition, wanted, row.since, row.fired, row.step, row.told,
+                      grace=row.grace)
+            )  # fmt: skip
         return found
 
     def save(self, timer: Timer) -> None:
@@ -101,7 +105,10 @@ class DurableTimers:
         wanted = json.dumps(sorted(timer.wanted))
         encoded = encode_transition(timer.transition)
         step, fired, told = timer.step, timer.fired, timer.told
-        row = TimerRow(timer.rule, step, kind.value, key, timer.since, fired, told, wanted, encoded)
+        row = TimerRow(
+            timer.rule, step, kind.value, key, timer.since, fired, told, wanted, encoded,
+            timer.grace,
+        )  # fmt: skip
         self._rows.upsert(row)
 
     def drop(self, timer: Timer) -> None:

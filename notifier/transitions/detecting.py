@@ -130,8 +130,9 @@ def _deleted(old: KubeObject, context: _Context) -> Transition:
 def _updated(old: KubeObject, new: KubeObject, context: _Context) -> Transition | None:
     changes = changes_between(old, new)
     signals = signals_between(old, new)
-    old_states = states_of(old)
-    new_states = states_of(new) | _edge_states(old, new, signals)
+    old_states, levels = states_of(old), states_of(new)
+    edge = _edge_states(old, new, signals) - levels
+    new_states = levels | edge
     if not changes and not signals and old_states == new_states:
         return None
     return _transition(
@@ -143,6 +144,7 @@ def _updated(old: KubeObject, new: KubeObject, context: _Context) -> Transition 
         old_states=old_states,
         new_states=new_states,
         signals=signals,
+        edge_states=edge,
     )
 
 
@@ -156,6 +158,7 @@ def _transition(
     old_states: frozenset[str] = NO_STATES,
     new_states: frozenset[str] = NO_STATES,
     signals: frozenset[str] | None = None,
+    edge_states: frozenset[str] = NO_STATES,
 ) -> Transition:
     current = new if new is not None else old
     assert current is not None, "callers pass at least one object"
@@ -172,6 +175,7 @@ def _transition(
         old_states=old_states,
         new_states=new_states,
         signals=signals,
+        edge_states=edge_states,
         observed_at=context.observed_at,
         correlation_id=context.correlation_id,
         final_state_unknown=context.final_state_unknown,

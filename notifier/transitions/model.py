@@ -34,6 +34,9 @@ class Transition:
     old_states: frozenset[str] = frozenset()
     new_states: frozenset[str] = frozenset()
     signals: frozenset[str] = frozenset()  # edge-only happenings: Scaled, ImageChanged, ...
+    # States of ``new_states`` that only this transition's edge tells, not the object's levels
+    # (an OOM kill seen through the restart after it): news, yet the object is not in them.
+    edge_states: frozenset[str] = frozenset()
     observed_at: float = 0.0  # time.time() when the worker produced it
     correlation_id: str = ""
     final_state_unknown: bool = False  # a delete found by relist: ``old`` is the last state we knew
@@ -58,6 +61,11 @@ class Transition:
     def entered(self) -> frozenset[str]:
         """States that hold now and did not before."""
         return self.new_states - self.old_states
+
+    @property
+    def levels(self) -> frozenset[str]:
+        """The states the object is in now: ``new_states`` but those only an edge tells."""
+        return self.new_states - self.edge_states
 
     @property
     def reached(self) -> frozenset[str]:

@@ -1,13 +1,16 @@
 """etcd + kube-apiserver (tier 1), plus controller-manager, scheduler and kwok (tier 2).
 
 Everything listens on 127.0.0.1 on free ports, lives in one run directory,
-and is stopped by PID. ``ControlPlane`` is what the pytest fixtures, the
-demo and the benchmarks share.
+and is stopped by PID. A server whose port was taken before it bound it starts
+again on another (``processes.start_listening``): etcd's and the API server's
+ports are chosen as they start, the API server's kept when it restarts.
+``ControlPlane`` is what the pytest fixtures, the demo and the benchmarks share.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import shutil
@@ -24,8 +27,10 @@ from tests.controlplane.certs import Pki, client_cert, make_pki
 from tests.controlplane.processes import (
     RUNS_ROOT_NAME,
     Process,
+    Started,
     free_port,
     reap_stale,
+    start_listening,
     wait_until,
 )
 
@@ -43,8 +48,7 @@ class ControlPlane:
         (self.run_dir / "owner.pid").write_text(str(os.getpid()))
         self.watch_cache = watch_cache
         self.pki: Pki = make_pki(self.run_dir / "pki")
-        self.etcd_port = free_port()
-        self.apiserver_port = free_port()
+        self.etcd_port = self.apiserver_port = 0  # chosen as each starts
         self.kubeconfig = self.run_dir / "kubeconfig"
         self.etcd: Process | None = None
         self.apiserver: Process | None = None
@@ -61,12 +65,22 @@ class ControlPlane:
 
     def start(self) -> ControlPlane:
         self._start_etcd()
-        self.start_apiserver()
+        self.apiserver = start_listening(self._apiserver_on_a_new_port)
+        self._wait_apiserver_ready()
         self._write_kubeconfig()
         return self
 
     def _start_etcd(self) -> None:
-        peer = free_port()
+        self.etcd = start_listening(self._etcd_on_new_ports)
+        wait_until(
+            lambda: self._etcd_call("/health", None)["health"] == "true",
+            30,
+            "etcd health",
+            self.etcd,
+        )
+
+    def _etcd_on_new_ports(self) -> Started:
+        self.etcd_port, peer = free_port(), free_port()
         argv = [
             str(assets.require("etcd")),
             "--name=default",
@@ -79,14 +93,9 @@ class ControlPlane:
             "--unsafe-no-fsync=true",
             "--log-level=warn",
         ]
-        self.etcd = Process("etcd", argv, self.run_dir)
-        self.etcd.start()
-        wait_until(
-            lambda: self._etcd_call("/health", None)["health"] == "true",
-            30,
-            "etcd health",
-            self.etcd,
-        )
+        etcd = Process("etcd", argv, self.run_dir)
+        etcd.start()
+        return etcd, [self.etcd_port, peer]
 
     def _apiserver_argv(self) -> list[str]:
         pki = self.pki
@@ -121,8 +130,18 @@ class ControlPlane:
         ]
 
     def start_apiserver(self) -> None:
+        """Start it again on its port (the kubeconfig names it)."""
         self.apiserver = Process("kube-apiserver", self._apiserver_argv(), self.run_dir)
         self.apiserver.start()
+        self._wait_apiserver_ready()
+
+    def _apiserver_on_a_new_port(self) -> Started:
+        self.apiserver_port = free_port()
+        apiserver = Process("kube-apiserver", self._apiserver_argv(), self.run_dir)
+        apiserver.start()
+        return apiserver, [self.apiserver_port]
+
+    def _wait_apiserver_ready(self) -> None:
         wait_until(
             lambda: self.get("/readyz") == "ok", 60, "kube-apiserver /readyz", self.apiserver
         )
@@ -226,11 +245,11 @@ class ControlPlane:
             f"--authorization-kubeconfig={kcfg}",
             "--leader-elect=false",
             "--bind-address=127.0.0.1",
-            f"--secure-port={free_port()}",
         ]
         kcm = [
             str(assets.require("kube-controller-manager")),
             *common,
+            "--secure-port={port}",
             f"--service-account-private-key-file={self.pki.sa_key}",
             f"--root-ca-file={self.pki.ca_cert}",
             "--use-service-account-credentials=false",
@@ -241,38 +260,46 @@ class ControlPlane:
             "--kube-api-burst=400",
             *controller_args,
         ]
-        common[-1] = f"--secure-port={free_port()}"
         scheduler = [
             str(assets.require("kube-scheduler")),
             *common,
+            "--secure-port={port}",
             "--kube-api-qps=200",
             "--kube-api-burst=400",
         ]
-        kubelet_port = free_port()  # kwok's kubelet API: pods/log is proxied here
-        kwok_argv = [
+        kwok_argv = [  # {port}: kwok's kubelet API, where pods/log is proxied
             str(assets.require("kwok")),
             f"--kubeconfig={kcfg}",
             "--manage-all-nodes=false",
             f"--manage-nodes-with-annotation-selector={FAKE_NODE_ANNOTATION}=fake",
             "--node-ip=127.0.0.1",
-            f"--node-port={kubelet_port}",
+            "--node-port={port}",
             # Leases renewed every 10 s: the node-heartbeat-with-lease stage posts status only
             # every ~10 min and counts on them; without, the controller-manager marks every fake
             # node Unknown after its grace period (`make demo` showed Ready -> Unknown).
             f"--node-lease-duration-seconds={NODE_LEASE_SECONDS}",
-            f"--server-address=127.0.0.1:{kubelet_port}",
+            "--server-address=127.0.0.1:{port}",
             f"--tls-cert-file={self.pki.serving_cert}",
             f"--tls-private-key-file={self.pki.serving_key}",
             *(f"--config={stage}" for stage in self._stage_files()),
             f"--config={self._container_logs_config()}",
         ]
-        started = [("kube-controller-manager", kcm), ("kube-scheduler", scheduler)]
-        for name, argv in started + ([("kwok", kwok_argv)] if kwok else []):
-            proc = Process(name, argv, self.run_dir)
-            proc.start()
-            self.extras.append(proc)
+        wanted = [("kube-controller-manager", kcm), ("kube-scheduler", scheduler)]
+        launchers = [
+            functools.partial(self._on_a_new_port, name, argv)
+            for name, argv in wanted + ([("kwok", kwok_argv)] if kwok else [])
+        ]
+        first = [launch() for launch in launchers]  # all at once, then each waited for
+        self.extras = [start_listening(*both) for both in zip(launchers, first, strict=True)]
         for index in range(nodes):
             self.kubectl_apply(self._fake_node(f"kwok-node-{index}"))
+
+    def _on_a_new_port(self, name: str, argv: list[str]) -> Started:
+        """``name`` started with a free port where ``argv`` says ``{port}``."""
+        port = free_port()
+        proc = Process(name, [arg.replace("{port}", str(port)) for arg in argv], self.run_dir)
+        proc.start()
+        return proc, [port]
 
     @property
     def container_logs(self) -> Path:

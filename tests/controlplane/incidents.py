@@ -74,6 +74,15 @@ def _memory(limit: str) -> Manifest:
     return {"resources": {"limits": {"memory": limit}, "requests": {"memory": limit}}}
 
 
+def filler(limit: str = "1Mi") -> Manifest:
+    """A pod writing 4 MiB into an emptyDir of ``limit``: the kubelet's eviction manager
+    evicts it ("Usage of EmptyDir volume ... exceeds the limit") at its next pass."""
+    mount = {"name": "scratch", "mountPath": "/scratch"}
+    main = container("fill", args=["fill", "/scratch"], volumeMounts=[mount])
+    volume = {"name": "scratch", "emptyDir": {"sizeLimit": limit}}
+    return pod("filler", pod_spec(main, volumes=[volume]))
+
+
 def _probe(path: str) -> Manifest:
     """A readiness probe on ``path``, first tried 3 s after the start (an app that takes a
     moment to be ready; without the delay, whether Running is posted before Ready is a
@@ -233,6 +242,12 @@ INCIDENTS = (
             ),
         ),
         waiting("no-config", "CreateContainerConfigError"),
+    ),
+    Incident(
+        "eviction",
+        "pod evicted (emptyDir past its sizeLimit)",
+        (filler(),),
+        phase("filler", "Failed"),
     ),
     Incident(
         NODE_LOST,

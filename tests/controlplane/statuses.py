@@ -48,8 +48,10 @@ def summary(kind: str, body: Body) -> Body:
     status = body.get("status") or {}
     if kind == "Pod":
         containers = {c["name"]: _container(c) for c in status.get("containerStatuses") or []}
+        reason = {"reason": status["reason"]} if status.get("reason") else {}  # e.g. Evicted
         return {
             "phase": status.get("phase", ""),
+            **reason,
             "conditions": _conditions(status),
             "containers": containers,
         }

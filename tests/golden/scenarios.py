@@ -28,6 +28,7 @@ from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config import RuleSpec
 from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
 from notifier.rules.flapping import Flap
+from notifier.rules.folded_facts import folded_facts
 from notifier.rules.matched import rule_context
 from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.ruleset import CompiledRule
@@ -172,6 +173,22 @@ def resolution() -> Notification:
     return _one(rule, ended, context, fired_at=NOW - 1800)
 
 
+def folded() -> Notification:
+    """The end of a ``fold_into: owner`` incident: twelve Pods of one Deployment."""
+    rule = _rule()
+    ended = transition(
+        changed(POD_JSON, status=CRASHLOOP_STATUS), POD_JSON,
+        old_states={"Running", "NotReady", "CrashLoopBackOff", "OOMKilled"},
+        new_states={"Running", "Ready"},
+    )  # fmt: skip
+    context = resolution_context(
+        _context(ended, rule), frozenset({"CrashLoopBackOff", "OOMKilled"})
+    )
+    pods = [("Pod", f"web-7d4b9c6f5d-{index:02d}") for index in range(12)]
+    facts = folded_facts(neutral_facts(rule, context, fired_at=NOW - 1800), pods)
+    return dataclasses.replace(_one(rule, ended, context), id="golden-0003", facts=facts)
+
+
 def flapping() -> Notification:
     rule, pod = _rule(), crashloop()
     flap = Flap(rule.name, pod, frozenset({"CrashLoopBackOff", "OOMKilled"}), 4, 600.0, NOW - 500)
@@ -272,6 +289,7 @@ SCENARIOS: dict[str, Callable[[], Notification]] = {
     "crash-loop": crash_loop,
     "digest": digest,
     "resolution": resolution,
+    "folded": folded,
     "flapping": flapping,
     "escalation": escalation,
     "custom-resource": custom_resource,

@@ -1,4 +1,6 @@
-"""`make demo` as a newcomer runs it: its own control plane, kube-notifier and scenario.
+"""`make demo` on kwok, as a newcomer whose machine cannot run a real node sees it (`--kwok`;
+tests/integration/realnode/test_demo.py runs it on a real node): its own control plane,
+kube-notifier and scenario.
 
 It must end saying that every message came from the scenario, and exit 0: its
 scenario's messages all arrived (the demo checks them) and nothing else did (no
@@ -29,7 +31,10 @@ def _run_demo(log: Path) -> tuple[int, float]:
     started = time.monotonic()
     with log.open("wb") as out:
         demo = subprocess.Popen(
-            [sys.executable, "-m", "scripts.demo"], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
+            [sys.executable, "-m", "scripts.demo", "--kwok"],
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
         )
         try:
             return demo.wait(timeout=DEMO_SECONDS), time.monotonic() - started

@@ -82,3 +82,34 @@ def test_a_crash_loop_is_one_incident_across_a_restart_and_keeps_its_oom_kill(
     assert (firing["status"], resolved["status"]) == ("firing", "resolved")
     assert firing["fingerprint"] == resolved["fingerprint"]
     assert "OOMKilled" in resolved["transition"]["text"]  # its worst, not hidden by later Errors
+
+
+QUICK_RECOVERY = CONFIG.replace("recovery_window: 10m ", "recovery_window: 2s  ")
+
+
+def test_a_crash_loop_running_again_after_its_oom_kill_is_resolved(
+    control_plane: ControlPlane, receiver: WebhookServer, tmp_path: Path
+) -> None:
+    """Running and Ready again, its ``lastState`` still the OOM kill (as it stays for as long
+    as the container runs): the incident ends once the recovery window has passed."""
+    kube = Kube(control_plane)
+    ns = kube.namespace("oom-recovers")
+    kube.create_pod(ns, "web")
+    config = tmp_path / "config.yaml"
+    assert "recovery_window: 2s" in QUICK_RECOVERY
+    config.write_text(QUICK_RECOVERY.format(ns=ns, url=receiver.url))
+    service = ServiceProcess(config, control_plane.kubeconfig, tmp_path / "state.db").start()
+    try:
+        service.wait_ready()
+        _cycle(kube, ns, 0, "OOMKilled")
+        receiver.wait_for_count(1, timeout=30)
+        again = _status(1, running=True)
+        killed = {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}
+        again["status"]["containerStatuses"][0]["lastState"] = killed
+        kube.core.patch_namespaced_pod_status("web", ns, again)
+        receiver.wait_for_count(2, timeout=30)
+    finally:
+        assert service.stop() == 0
+    [firing, resolved] = [request.json() for request in receiver.received()]
+    assert (firing["status"], resolved["status"]) == ("firing", "resolved")
+    assert "OOMKilled" in firing["transition"]["text"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from notifier.kinds.registry import KINDS
 from notifier.kinds.workload import PodTemplateSpec
-from notifier.sinks.building import BUILDERS
+from notifier.sinks.registry import RECEIVERS
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = (ROOT / "docs" / "architecture.md").read_text()
@@ -72,7 +72,7 @@ def _docstrings() -> Iterator[tuple[str, str]]:
 
 
 def _receivers() -> set[str]:
-    return {config.model_fields["type"].annotation.__args__[0] for config in BUILDERS}
+    return {receiver.name for receiver in RECEIVERS}
 
 
 def _workloads() -> set[str]:

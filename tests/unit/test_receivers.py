@@ -11,6 +11,7 @@ import pytest
 from notifier.config import read_config_text
 from notifier.rules.engine import RulesEngine
 from notifier.sinks.rendering import ReceiverTemplate
+from notifier.sinks.webhook.config import WebhookSinkConfig
 from notifier.sinks.webhook.payload import PARTS
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.webhook_server import WebhookServer
@@ -93,6 +94,7 @@ def _template(sink: str) -> ReceiverTemplate:
     """The example's sink's own template (its ``payload``)."""
     loaded = read_config_text(EXAMPLE.read_text(), "receivers.yaml", environ={})
     [config] = [config for config in loaded.config.sinks if config.name == sink]
+    assert isinstance(config, WebhookSinkConfig)
     return ReceiverTemplate(sink, PARTS, config.template)
 
 

@@ -1,34 +1,22 @@
-"""The Alertmanager receiver: alerts to every peer, resolutions as ``endsAt``, refreshes."""
+"""``type: alertmanager``: alerts to every peer, resolutions as ``endsAt``, refreshes."""
 
 from __future__ import annotations
 
-from notifier.sinks.alertmanager.alerts import PARTS
+from typing import TYPE_CHECKING
+
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
-from notifier.sinks.alertmanager.open_alerts import AlertStore
-from notifier.sinks.alertmanager.sink import API_PATH, AlertmanagerSink
-from notifier.sinks.http import http_transport
-from notifier.sinks.rendering import ReceiverTemplate
-from notifier.sinks.secrets import read_secret
+from notifier.sinks.receiver_types import ReceiverType
 
-__all__ = ["AlertmanagerSink", "build_alertmanager"]
+if TYPE_CHECKING:
+    from notifier.sinks.alertmanager.open_alerts import AlertStore
+    from notifier.sinks.base import Sink
+    from notifier.sinks.thread_roots import ThreadStore
 
 
-def build_alertmanager(config: AlertmanagerSinkConfig, store: AlertStore) -> AlertmanagerSink:
-    name = config.name
-    token = read_secret(name, "bearer_token", config.bearer_token, config.bearer_token_file)
-    transports = [
-        http_transport(
-            name, config, url.rstrip("/") + API_PATH, pool_size=config.delivery.concurrency,
-            field=f"urls[{index}]",
-        )
-        for index, url in enumerate(config.urls)
-    ]  # fmt: skip
-    return AlertmanagerSink(
-        name,
-        transports,
-        template=ReceiverTemplate(name, PARTS, config.template),
-        labels=dict(config.labels),
-        headers={"Authorization": f"Bearer {token}"} if token else {},
-        store=store,
-        resend_interval=config.resend_interval_seconds,
-    )
+def _build(config: AlertmanagerSinkConfig, _threads: ThreadStore, alerts: AlertStore) -> Sink:
+    from notifier.sinks.alertmanager.building import build_alertmanager  # noqa: PLC0415 (its sender, when built)
+
+    return build_alertmanager(config, alerts)
+
+
+RECEIVER = ReceiverType(AlertmanagerSinkConfig, _build, title="Alertmanager")

@@ -36,8 +36,9 @@ def payload_of(facts: Facts) -> dict[str, Any]:
             **_picked(facts, _ABOUT),
             **_picked(facts, _SEEN),
         }
-    if "context" in facts:
-        body["context"] = facts["context"]
+    for extra in ("folded", "context"):  # only where there is one
+        if extra in facts:
+            body[extra] = facts[extra]
     return body
 
 

@@ -6,6 +6,8 @@
 //	crash  print a line and exit 1
 //	ok     print a line and exit 0
 //	oom    allocate and touch memory 8 MiB at a time until the kernel kills it
+//	fill   write 4 MiB into the directory given as the next argument, then wait; exit 143
+//	       on SIGTERM, as a program with no handler of its own would (128 + SIGTERM)
 package main
 
 import (
@@ -13,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 )
@@ -34,6 +37,8 @@ func main() {
 		fmt.Println("workload: done (exit 0)")
 	case "oom":
 		oom()
+	case "fill":
+		fill(os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "workload: unknown mode %q\n", mode)
 		os.Exit(2)
@@ -94,4 +99,19 @@ func oom() {
 		held = append(held, chunk)
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func fill(args []string) {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "workload: fill needs a directory")
+		os.Exit(2)
+	}
+	path := filepath.Join(args[0], "filler")
+	if err := os.WriteFile(path, make([]byte, 4<<20), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("workload: wrote 4 MiB to %s\n", path)
+	<-stopSignals()
+	os.Exit(143)
 }

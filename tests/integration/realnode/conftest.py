@@ -28,12 +28,17 @@ CONFIGS = {
 
 
 @pytest.fixture(scope="package")
-def real_plane() -> Iterator[ControlPlane]:
-    """Its own control plane: a controller-manager that marks a lost node within 12 s."""
+def node_machine() -> None:
+    """Skip (or, with KN_REQUIRE_REAL_NODE, fail) where this machine cannot run a node."""
     if reason := node.unavailable():
         if os.environ.get("KN_REQUIRE_REAL_NODE"):
             pytest.fail(f"no real node on this machine: {reason}", pytrace=False)
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="package")
+def real_plane(node_machine: None) -> Iterator[ControlPlane]:
+    """Its own control plane: a controller-manager that marks a lost node within 12 s."""
     plane = ControlPlane()
     try:
         plane.start()

@@ -18,6 +18,7 @@ import pytest
 from notifier.exits import Exit
 from tests.support.webhook_server import Reply, WebhookServer
 from tests.unit.cli.conftest import Cli
+from tests.unit.cli.test_sink_files import config as sink_files_config
 
 Write = Callable[[str, str], Path]
 ROOT = Path(__file__).resolve().parents[3]
@@ -184,3 +185,23 @@ def test_an_rbac_check_that_cannot_ask_the_cluster_fails(
         f"error: cannot ask about ops/kn: the API server at {refusing.base_url} refused our "
         "credentials (401 Unauthorized)"
     )
+
+
+def test_run_locates_a_sink_it_cannot_build_before_it_asks_the_cluster(
+    write: Write, tmp_path: Path, closed_port: int
+) -> None:
+    missing = tmp_path / "absent"
+    path = write("c.yaml", sink_files_config(missing))
+    kube = kubeconfig(write, f"http://127.0.0.1:{closed_port}")  # no cluster: never asked
+    done = run_service("--config", str(path), "--kubeconfig", str(kube),
+                       "--listen", f"127.0.0.1:{closed_port}")  # fmt: skip
+    assert done.returncode == Exit.CONFIG
+    lines = done.stderr.splitlines()
+    assert lines[:3] == [
+        "kube-notifier: invalid config:",
+        "2 errors in config",
+        f"{path}:5:5: sinks[0].token_file: sink 's': cannot read token_file "
+        f"'{missing}/token': No such file or directory",
+    ]
+    assert lines[3].startswith(f"{path}:9:5: sinks[1].ca_file: sink 'h': cannot use its TLS")
+    assert len(lines) == 4

@@ -36,8 +36,8 @@ def test_an_unknown_sink_type_suggests_the_right_one(cli: Cli, write: Write) -> 
     path = write("c.yaml", "sinks:\n  - name: a\n    type: Slack\n")
     assert errors(cli, path) == [
         "3:11: sinks[0].type: unknown sink type 'Slack' (did you mean 'slack'?); "
-        "expected one of: console, webhook, slack, alertmanager, email, pagerduty, opsgenie, "
-        "msteams, discord, googlechat, mattermost, telegram"
+        "expected one of: slack, alertmanager, email, pagerduty, opsgenie, msteams, discord, "
+        "googlechat, mattermost, telegram, webhook, console"
     ]
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from notifier.config import ConfigError, read_config, read_config_text
 from notifier.sinks.building import sink_problems
+from notifier.sinks.registry import receiver_of
 
 BASE = """
 sinks:
@@ -77,7 +78,7 @@ rules:
   - {name: r, sinks: [printer, console]}
 """
     loaded = read_config_text(text, "c.yaml", environ={})
-    assert [(sink.name, sink.type) for sink in loaded.config.sinks] == [
+    assert [(sink.name, receiver_of(sink).name) for sink in loaded.config.sinks] == [
         ("console", "console"),
         ("printer", "console"),
     ]

@@ -16,7 +16,8 @@ from notifier.config import (
     read_config_text,
 )
 from notifier.objects import Kind
-from notifier.sinks.config import SlackSinkConfig, WebhookSinkConfig
+from notifier.sinks.slack.config import SlackSinkConfig
+from notifier.sinks.webhook.config import WebhookSinkConfig
 
 EXAMPLE = Path(__file__).parents[3] / "config.example.yaml"
 

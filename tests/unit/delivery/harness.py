@@ -12,7 +12,9 @@ from prometheus_client import REGISTRY
 from notifier.delivery import Delivery, DeliveryTarget
 from notifier.notifications import Notification
 from notifier.sinks.config import DeliveryOptions
-from notifier.sinks.slack import ApiPoster, SlackSink, ThreadStore
+from notifier.sinks.slack.posting import ApiPoster
+from notifier.sinks.slack.sink import SlackSink
+from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.support.webhook_server import ReceivedRequest

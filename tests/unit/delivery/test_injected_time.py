@@ -9,7 +9,7 @@ from notifier.delivery import Delivery, DeliveryTarget
 from notifier.notifications import Notification
 from notifier.sinks.base import SendError
 from notifier.sinks.config import DeliveryOptions
-from notifier.sinks.console import ConsoleSink
+from notifier.sinks.console.sink import ConsoleSink
 from tests.unit.delivery.harness import eventually, unique
 from tests.unit.sinks.factories import notification
 from tests.unit.state.helpers import FakeClock

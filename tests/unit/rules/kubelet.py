@@ -151,6 +151,24 @@ def _running(
     )
 
 
+def oom_killed_again(loop: list[Step], after: float) -> list[Step]:
+    """``loop`` (one that recovers), then its container OOM-killed once more ``after`` seconds
+    past its last step and started again 10 s later: restartCount rises, ``lastState`` the
+    new kill."""
+    at, last = loop[-1]
+    base = copy.deepcopy(last)
+    [running] = base["status"]["containerStatuses"]
+    restarts, version = running["restartCount"], int(last["metadata"]["resourceVersion"])
+    killed = _ended("OOMKilled", 137)
+    ended = container(killed, restarts, running["lastState"])
+    again = container({"running": {}}, restarts + 1, killed, ready=True)
+    return [
+        *loop,
+        (at + after, _running(base, version + 1, False, ended)),
+        (at + after + 10.0, _running(base, version + 2, True, again)),
+    ]
+
+
 def oom_never(name: str = "hungry") -> list[Step]:
     """restartPolicy Never: killed before Running was posted, Failed 1.1 s later."""
     base = pod(name, restart_policy="Never")

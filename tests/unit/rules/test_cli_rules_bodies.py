@@ -60,7 +60,7 @@ def test_the_webhook_body_is_its_payload(
 
 
 def test_facts_hold_the_template_variables_but_the_objects() -> None:
-    rules_add = {"rule_labels", "send_resolved", "fired_at", "told_states", "context"}
+    rules_add = {"rule_labels", "send_resolved", "fired_at", "told_states", "context", "folded"}
     assert (SINGLE_NAMES | DIGEST_NAMES) - {"obj", "old", "new"} | rules_add == FACT_NAMES
 
 

@@ -98,6 +98,10 @@ CHAT_ONCE = {("chat", "firing"): 1}
 CASES = [
     pytest.param(kubelet.crash_loop(), id="crash loop, exit 1, five back-offs"),
     pytest.param(kubelet.crash_loop("oom", "OOMKilled", 137), id="OOM kill, restartPolicy Always"),
+    pytest.param(
+        kubelet.crash_loop("oom", "OOMKilled", 137, recovers=True),
+        id="OOM kill, then running again",
+    ),
     pytest.param(kubelet.oom_never(), id="OOM kill, restartPolicy Never"),
     pytest.param(kubelet.image_pull(), id="image that cannot be pulled"),
     pytest.param(kubelet.deployment_stuck_twice(), id="rollout stuck, again without completing"),
@@ -266,3 +270,36 @@ def test_the_charts_default_rules_tell_each_incident_once(sequence: list[kubelet
 
 def test_the_charts_default_rules_tell_no_new_deployment() -> None:
     assert play(_chart_ruleset(), kubelet.new_deployment()) == []
+
+
+def _resolving_ruleset() -> Ruleset:
+    rules: dict[str, Any] = {
+        "sinks": [{"name": "chat", "type": "console"}],
+        "defaults": {"recovery_window": "60s"},
+        "rules": [{"name": "crash-loops", "sinks": ["chat"], "send_resolved": True,
+                   "match": {"kinds": ["Pod"], "to": ["CrashLoopBackOff", "OOMKilled"]}}],
+    }  # fmt: skip
+    return read_config_text(yaml.safe_dump(rules), "c.yaml", environ={}).ruleset
+
+
+@pytest.mark.parametrize("reason, code", [("Error", 1), ("OOMKilled", 137)], ids=["exit", "oom"])
+def test_a_crash_loop_that_keeps_running_is_resolved_once(reason: str, code: int) -> None:
+    """Running and Ready again: its ``lastState`` keeps the OOM kill for as long as it runs,
+    history, not trouble; the incident ends a recovery window later."""
+    loop = kubelet.crash_loop("back", reason, code, recovers=True)
+    within = play(_resolving_ruleset(), loop, after=RECOVERY - 5.0)
+    assert per_sink(within) == {("chat", "firing"): 1}
+    told = play(_resolving_ruleset(), loop, after=RECOVERY + 5.0)
+    assert per_sink(told) == {("chat", "firing"): 1, ("chat", "resolved"): 1}
+
+
+@pytest.mark.parametrize("config", ["resolving", "recommended"])
+def test_an_oom_kill_after_the_incident_ended_is_a_new_incident(config: str) -> None:
+    """The restart after a new OOM kill (restartCount rose, ``lastState`` the new kill) is told
+    as a new incident once the first one ended; the OOM kill it remembers from before is not."""
+    ruleset = _resolving_ruleset() if config == "resolving" else _ruleset("recommended")
+    loop = kubelet.oom_killed_again(kubelet.crash_loop("back", "OOMKilled", 137, recovers=True),
+                                    after=300.0)  # fmt: skip
+    firing = [n for n in play(ruleset, loop) if not n.resolves]
+    assert len(firing) == 2
+    assert "OOMKilled" in firing[1].facts["entered"]

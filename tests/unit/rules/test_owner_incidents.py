@@ -55,6 +55,24 @@ def test_a_deployments_pods_crash_looping_are_one_incident() -> None:
     assert "web-a" in firing.facts["summary"]
 
 
+def test_the_owners_messages_say_how_many_pods_are_in_it_and_which() -> None:
+    told = play(_ruleset(CRASH_LOOPS), *_loops("web-a", "web-b", "web-c"))
+    [firing, resolved] = told
+    assert firing.facts["folded"] == {"count": 1, "names": ["web-a"], "more": 0}
+    assert resolved.facts["folded"] == {"count": 3, "names": ["web-a", "web-b", "web-c"],
+                                        "more": 0}  # fmt: skip
+    assert ["Pods", "3: web-a, web-b, web-c"] in resolved.facts["details"]
+    assert not any(label == "Pods" for label, _ in firing.facts["details"])
+
+
+def test_a_large_owners_message_names_the_first_ten_and_counts_the_rest() -> None:
+    names = [f"web-{index:02d}" for index in range(12)]
+    [_, resolved] = play(_ruleset(CRASH_LOOPS), *_loops(*names))
+    assert resolved.facts["folded"] == {"count": 12, "names": names[:10], "more": 2}
+    listed = f"12: {', '.join(names[:10])} and 2 more"
+    assert ["Pods", listed] in resolved.facts["details"]
+
+
 def test_without_fold_into_each_pod_is_its_own_incident() -> None:
     rule = {key: value for key, value in CRASH_LOOPS.items() if key != "fold_into"}
     told = play(_ruleset(rule), *_loops("web-a", "web-b", "web-c"))

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from notifier.rules.engine import RulesEngine
-from notifier.sinks.console import ConsoleSink
+from notifier.sinks.console.sink import ConsoleSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.slack.blocks import PARTS
 from notifier.sinks.slack.posting import ApiPoster

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from notifier.sinks.alertmanager import AlertmanagerSink, build_alertmanager
+from notifier.sinks.alertmanager.building import build_alertmanager
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
+from notifier.sinks.alertmanager.sink import AlertmanagerSink
 from notifier.sinks.base import SendError
 from notifier.sinks.secrets import SinkBuildError
 from tests.support.webhook_server import Reply, WebhookServer

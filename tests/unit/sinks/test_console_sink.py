@@ -5,7 +5,7 @@ import io
 import pytest
 
 from notifier.sinks.base import SendError
-from notifier.sinks.console import PARTS, ConsoleSink
+from notifier.sinks.console.sink import PARTS, ConsoleSink
 from notifier.sinks.rendering import ReceiverTemplate
 from tests.unit.sinks.factories import notification
 

@@ -13,7 +13,8 @@ from prometheus_client import REGISTRY
 from notifier.delivery.credentials import CredentialChecks
 from notifier.service.health import _credentials
 from notifier.sinks.base import Verdict
-from notifier.sinks.slack import ApiPoster, SlackSink
+from notifier.sinks.slack.posting import ApiPoster
+from notifier.sinks.slack.sink import SlackSink
 from tests.controlplane.processes import free_port
 from tests.support.slack_server import CHANNEL_ID, TOKEN, SlackServer
 
@@ -71,7 +72,7 @@ def test_a_refusal_shows_in_the_log_the_metric_and_readyz(
 
 
 def test_an_incoming_webhook_is_not_checked(slack: SlackServer) -> None:
-    from notifier.sinks.slack import IncomingWebhookPoster
+    from notifier.sinks.slack.posting import IncomingWebhookPoster
 
     poster = IncomingWebhookPoster(url=slack.webhook_url, timeout=5)
     sink = SlackSink("hook", poster, threads=None, thread_scope="s")

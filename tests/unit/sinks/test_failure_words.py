@@ -25,8 +25,7 @@ from notifier.sinks.building import build_sink
 from notifier.sinks.config import SinkConfig
 from notifier.sinks.thread_roots import MemoryThreads
 from notifier.sinks.transfer_words import described
-from notifier.sinks.webhook import WebhookSink
-from notifier.sinks.webhook.sink import WebhookTarget
+from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.webhook_server import HANG, Reply, WebhookServer
 from tests.unit.sinks.certificates import server_context, write_self_signed
 from tests.unit.sinks.factories import notification

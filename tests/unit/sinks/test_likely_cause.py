@@ -13,8 +13,8 @@ from notifier.sinks.alertmanager.alerts import PARTS, annotations_of
 from notifier.sinks.chat import chat_template
 from notifier.sinks.email.messages import PARTS as MAIL_PARTS
 from notifier.sinks.email.messages import compose
-from notifier.sinks.opsgenie import OpsgenieShape
-from notifier.sinks.pagerduty import PagerDutyShape
+from notifier.sinks.opsgenie.sink import OpsgenieShape
+from notifier.sinks.pagerduty.sink import PagerDutyShape
 from notifier.sinks.rendering import ReceiverTemplate
 from tests.unit.sinks.factories import notification
 

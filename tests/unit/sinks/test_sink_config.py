@@ -9,10 +9,13 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from notifier.sinks.building import build_sink
-from notifier.sinks.config import SinkConfig, SlackSinkConfig, WebhookSinkConfig
+from notifier.sinks.config import SinkConfig
 from notifier.sinks.secrets import SinkBuildError, redact_url
-from notifier.sinks.slack import MemoryThreads, SlackSink
-from notifier.sinks.webhook import WebhookSink
+from notifier.sinks.slack.config import SlackSinkConfig
+from notifier.sinks.slack.sink import SlackSink
+from notifier.sinks.thread_roots import MemoryThreads
+from notifier.sinks.webhook.config import WebhookSinkConfig
+from notifier.sinks.webhook.sink import WebhookSink
 from tests.support.webhook_server import WebhookServer
 from tests.unit.sinks.factories import notification
 

@@ -7,15 +7,11 @@ import pytest
 
 from notifier.sinks.base import SendError
 from notifier.sinks.rendering import ReceiverTemplate
-from notifier.sinks.slack import (
-    ApiPoster,
-    IncomingWebhookPoster,
-    MemoryThreads,
-    SlackSink,
-    ThreadStore,
-)
 from notifier.sinks.slack.blocks import PARTS, blocks_of
 from notifier.sinks.slack.limits import MAX_BLOCKS, MAX_TEXT
+from notifier.sinks.slack.posting import ApiPoster, IncomingWebhookPoster
+from notifier.sinks.slack.sink import SlackSink
+from notifier.sinks.thread_roots import MemoryThreads, ThreadStore
 from tests.support.slack_server import TOKEN, SlackServer
 from tests.unit.sinks.factories import notification
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from notifier.sinks.proxies import bypassed, proxy_auth
-from notifier.sinks.slack import ApiPoster, IncomingWebhookPoster, Poster
+from notifier.sinks.slack.posting import ApiPoster, IncomingWebhookPoster, Poster
 from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.http_proxy import HttpProxy
 from tests.support.slack_server import TOKEN, SlackServer

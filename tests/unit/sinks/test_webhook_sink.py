@@ -12,9 +12,9 @@ import pytest
 
 from notifier.notifications import decoded
 from notifier.sinks.base import SendError
-from notifier.sinks.webhook import SIGNATURE_HEADER, TIMESTAMP_HEADER, WebhookSink
 from notifier.sinks.webhook.payload import payload_of
-from notifier.sinks.webhook.sink import WebhookTarget
+from notifier.sinks.webhook.signing import SIGNATURE_HEADER, TIMESTAMP_HEADER
+from notifier.sinks.webhook.sink import WebhookSink, WebhookTarget
 from tests.support.webhook_server import HANG, Reply, WebhookServer
 from tests.unit.sinks.certificates import server_context, write_self_signed
 from tests.unit.sinks.factories import notification

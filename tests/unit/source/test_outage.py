@@ -65,7 +65,7 @@ def test_one_line_a_round_for_every_watch_that_fails(caplog: pytest.LogCaptureFi
     caplog.set_level(logging.INFO, "notifier.source")
     for delay in (1.0, 2.0, 4.0):  # each round: every watch fails, then waits its backoff
         for watch in range(WATCHES):
-            outage.failed(watch, err, delay)
+            outage.failed(watch, err, delay, lambda: None)
             clock.now += 0.01
         clock.now += delay
     assert lines_of(caplog) == [
@@ -132,6 +132,8 @@ def reflectors(client: RawClient) -> Iterator[list[Reflector[KubeObject]]]:
         thread.start()
     yield running
     stop.set()
+    for reflector in running:
+        reflector.wake()
     for thread in threads:
         thread.join(10)
 

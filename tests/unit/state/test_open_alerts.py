@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from notifier.sinks.alertmanager import build_alertmanager
+from notifier.sinks.alertmanager.building import build_alertmanager
 from notifier.sinks.alertmanager.config import AlertmanagerSinkConfig
 from tests.support.webhook_server import WebhookServer
 from tests.unit.sinks.told import firing_and_resolved

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from notifier.kinds.registry import KINDS
 from notifier.rules.engine import RulesEngine
+from notifier.rules.timing import Timer
 from notifier.state.timers import DurableTimers, TimerRow
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import FIVE_MINUTES, RULE, _entered
@@ -55,3 +56,20 @@ def test_an_unreadable_row_is_dropped(tmp_path: Path) -> None:
     store.flush()
     assert store.timers.all_rows() == []
     store.close()
+
+
+def test_a_for_timers_grace_is_kept(tmp_path: Path) -> None:
+    """How long a blip may cut it (the rule's recovery window) is read back with the timer."""
+    store = open_store(tmp_path / "s.db")
+    timer = replace(_engine_timer(), grace=60.0)
+    DurableTimers(store.timers, kinds=KINDS).save(timer)
+    store.close()
+    store = open_store(tmp_path / "s.db")
+    [back] = DurableTimers(store.timers, kinds=KINDS).all_timers()
+    store.close()
+    assert back.grace == 60.0 and back.since == timer.since
+
+
+def _engine_timer() -> Timer:
+    seen = replace(_entered(), changes=(), signals=frozenset())
+    return Timer(RULE["name"], seen, frozenset({"CrashLoopBackOff"}), NOW)

@@ -1,13 +1,11 @@
-"""``type: googlechat``: a space's incoming webhook; ``text`` (at most 4096 characters) in a
-thread per fingerprint (``thread.threadKey``, replying where the thread exists)."""
+"""Google Chat's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import WebhookUrlConfigBase, chat_template, cut
+from notifier.sinks.chat import chat_template, cut
+from notifier.sinks.googlechat.config import GoogleChatSinkConfig
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
@@ -15,10 +13,6 @@ from notifier.sinks.secrets import require_secret
 from notifier.sinks.transport import Reply
 
 REPLY_OPTION = "messageReplyOption=REPLY_MESSAGE_FALLBACK_TO_NEW_THREAD"
-
-
-class GoogleChatSinkConfig(WebhookUrlConfigBase):
-    type: Literal["googlechat"]
 
 
 class GoogleChatShape:

@@ -1,11 +1,4 @@
-"""The console sink: a notification's text on stdout, for local runs and demos.
-
-Its text (``text``, replaceable by the sink's ``template:``) is the facts'
-headline, then the details, a digest's members and the enriched context
-(``lines``). Each notification becomes at most ``max_lines`` lines prefixed
-with the sink name (blank lines skipped); longer text ends with a count of
-the lines left out. Lines from concurrent sends never interleave.
-"""
+"""The console sink: a notification's text on stdout, at most ``max_lines`` lines."""
 
 from __future__ import annotations
 

@@ -1,42 +1,19 @@
-"""``type: pagerduty``: Events API v2; a firing triggers, its resolution resolves (dedup_key).
-
-``dedup_key`` is the fingerprint (rule + object), so the resolution closes
-the incident its firing opened and a repeat adds to it. Documented shape:
-``routing_key`` (32 characters), ``event_action``, ``dedup_key`` (at most 255),
-and for a trigger ``payload`` with ``summary`` (at most 1024), ``source``,
-``severity`` (critical, error, warning, info) and ``custom_details``.
-"""
+"""PagerDuty's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
 
-from typing import Literal, Self
-
-from pydantic import SecretStr, model_validator
-
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
+from notifier.sinks.chat import chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
 from notifier.sinks.likely_cause import cause_fields
+from notifier.sinks.pagerduty.config import PagerDutySinkConfig
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
-from notifier.sinks.settings import secret_pair
 from notifier.sinks.transport import Reply
 
 _SEVERITIES = {"critical": "critical", "warning": "warning", "info": "info"}
-
-
-class PagerDutySinkConfig(ChatSinkConfigBase):
-    type: Literal["pagerduty"]
-    routing_key: SecretStr | None = None  # the integration key of a service
-    routing_key_file: str | None = None
-    url: str = "https://events.pagerduty.com/v2/enqueue"
-
-    @model_validator(mode="after")
-    def _one_key_source(self) -> Self:
-        secret_pair(self.routing_key, self.routing_key_file, "routing_key", required=True)
-        return self
 
 
 class PagerDutyShape:

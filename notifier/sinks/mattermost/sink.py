@@ -1,27 +1,19 @@
-"""``type: mattermost``: an incoming webhook; ``text`` (Markdown, at most 16383 characters)."""
+"""Mattermost's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
-
-from typing import Literal
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.chat import (
-    WebhookUrlConfigBase,
     build_on_url,
     chat_template,
     cut,
     markdown_escaped,
 )
+from notifier.sinks.mattermost.config import MattermostSinkConfig
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
-
-
-class MattermostSinkConfig(WebhookUrlConfigBase):
-    type: Literal["mattermost"]
-    channel: str | None = None  # else the webhook's own
-    username: str = "kube-notifier"
 
 
 class MattermostShape:

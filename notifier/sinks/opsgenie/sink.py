@@ -1,43 +1,21 @@
-"""``type: opsgenie``: the Alert API; a firing creates an alert, its resolution closes it.
-
-Create: ``POST {api_url}/v2/alerts`` with ``message`` (at most 130),
-``alias`` = the fingerprint, ``description``, ``priority`` (P1-P5),
-``source``, ``entity``, ``tags`` and ``details``. Close: ``POST
-{api_url}/v2/alerts/{alias}/close?identifierType=alias`` with ``user``,
-``source`` and ``note``. The key goes in ``Authorization: GenieKey ...``.
-"""
+"""Opsgenie's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
 
-from typing import Literal, Self
 from urllib.parse import quote
-
-from pydantic import SecretStr, model_validator
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut, severity_of
+from notifier.sinks.chat import chat_template, cut, severity_of
 from notifier.sinks.http import http_transport
 from notifier.sinks.likely_cause import cause_fields
+from notifier.sinks.opsgenie.config import OpsgenieSinkConfig
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
-from notifier.sinks.settings import secret_pair
 from notifier.sinks.transport import Reply
 
 _PRIORITIES = {"critical": "P1", "warning": "P3", "info": "P5"}
-
-
-class OpsgenieSinkConfig(ChatSinkConfigBase):
-    type: Literal["opsgenie"]
-    api_key: SecretStr | None = None
-    api_key_file: str | None = None
-    api_url: str = "https://api.opsgenie.com"  # https://api.eu.opsgenie.com in the EU
-
-    @model_validator(mode="after")
-    def _one_key_source(self) -> Self:
-        secret_pair(self.api_key, self.api_key_file, "api_key", required=True)
-        return self
 
 
 class OpsgenieShape:

@@ -1,37 +1,19 @@
-"""``type: telegram``: the Bot API's ``sendMessage`` to one chat; follow-ups of a fingerprint
-(its resolution) reply to the first message (``reply_parameters``), whose ``message_id`` the
-answer gives. Plain text (no parse mode: object text needs no escaping), at most 4096."""
+"""Telegram's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
 
-from typing import Literal, Self
-
 import msgspec
-from pydantic import SecretStr, model_validator
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
-from notifier.sinks.chat import ChatSinkConfigBase, chat_template, cut
+from notifier.sinks.chat import chat_template, cut
 from notifier.sinks.http import http_transport
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.secrets import require_secret
-from notifier.sinks.settings import secret_pair
+from notifier.sinks.telegram.config import TelegramSinkConfig
 from notifier.sinks.thread_roots import ThreadStore
 from notifier.sinks.transport import Reply
-
-
-class TelegramSinkConfig(ChatSinkConfigBase):
-    type: Literal["telegram"]
-    bot_token: SecretStr | None = None
-    bot_token_file: str | None = None
-    chat_id: str  # a number, or @channelname
-    api_url: str = "https://api.telegram.org"
-
-    @model_validator(mode="after")
-    def _one_token_source(self) -> Self:
-        secret_pair(self.bot_token, self.bot_token_file, "bot_token", required=True)
-        return self
 
 
 class _Sent(msgspec.Struct):

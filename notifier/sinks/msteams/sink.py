@@ -1,29 +1,24 @@
-"""``type: msteams``: a Teams Workflows webhook ("post to a channel when a webhook request is
-received"), given one Adaptive Card (version 1.4) per notification: title, text and facts."""
+"""Microsoft Teams's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.chat import (
-    WebhookUrlConfigBase,
     build_on_url,
     chat_template,
     cut,
     markdown_escaped,
 )
+from notifier.sinks.msteams.config import TeamsSinkConfig
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
 
 CARD_TYPE = "application/vnd.microsoft.card.adaptive"
 _COLOURS = {"critical": "Attention", "warning": "Warning"}
-
-
-class TeamsSinkConfig(WebhookUrlConfigBase):
-    type: Literal["msteams"]
 
 
 _MAX_LINES = 60

@@ -1,26 +1,19 @@
-"""``type: discord``: a channel webhook (Execute Webhook): ``content`` of at most 2000
-characters, no mentions parsed (object text cannot ping ``@everyone``)."""
+"""Discord's message from the facts, and the sink that sends it."""
 
 from __future__ import annotations
-
-from typing import Literal
 
 from notifier.notifications import Notification
 from notifier.sinks.base import Capabilities
 from notifier.sinks.chat import (
-    WebhookUrlConfigBase,
     build_on_url,
     chat_template,
     cut,
     markdown_escaped,
 )
+from notifier.sinks.discord.config import DiscordSinkConfig
 from notifier.sinks.posting import Post, PostingSink
 from notifier.sinks.rendering import ReceiverTemplate
 from notifier.sinks.transport import Reply
-
-
-class DiscordSinkConfig(WebhookUrlConfigBase):
-    type: Literal["discord"]
 
 
 class DiscordShape:
