@@ -47,7 +47,7 @@ import urllib3
 from bench.delivery_bench import receiver
 from bench.receiver_costs import receiver_rows
 from bench.rules_bench import crashloop_in
-from notifier.rules.facts import plain_facts, single_context
+from notifier.rules.facts.contexts import plain_facts, single_context
 from notifier.sinks.transport import Transport
 from notifier.sinks.webhook.payload import payload_of
 from notifier.state.schema import migrate

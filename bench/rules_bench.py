@@ -25,8 +25,8 @@ from notifier.kinds.pod import Pod
 from notifier.objects import EventType, Kind, key_of
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import RuleSpec
-from notifier.rules.probing import EvalContext
+from notifier.rules.config.specs import RuleSpec
+from notifier.rules.matching.probing import EvalContext
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.model import Change, Transition
 

@@ -21,7 +21,7 @@ ContextPart = Literal["logs", "events", "owners", "changes"]
 CONTEXT_PARTS: tuple[ContextPart, ...] = ("logs", "events", "owners", "changes")
 Facts = dict[str, Any]  # template variables as plain values (no objects): JSON all through
 # What facts may hold: the rules' template variables for one transition and for a digest
-# (rules/facts.py, checked by a test), without the objects; what the rules add for
+# (rules/facts/contexts.py, checked by a test), without the objects; what the rules add for
 # receivers; and ``context`` once enrichment attached it.
 FACT_NAMES = frozenset(
     {

@@ -27,8 +27,8 @@ from functools import partial
 from notifier.api.page.views import FiringItem, Paged, Told, Where
 from notifier.objects import EventType
 from notifier.rules.decisions import Decision
-from notifier.rules.probing import EvalContext, Probe
-from notifier.rules.silences import Silence, compile_silence
+from notifier.rules.matching.probing import EvalContext, Probe
+from notifier.silences.book import Silence, compile_silence
 from notifier.transitions.model import Transition
 
 MAX_OBJECTS = 10_000

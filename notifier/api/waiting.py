@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from notifier.api.page.views import Paged, Where
-from notifier.rules.waiting import OpenGroup, PendingTimer, Shown
+from notifier.rules.timing.held_back import OpenGroup, PendingTimer, Shown
 
 _T = TypeVar("_T")
 PendingPage = Callable[[Shown, int, int], tuple[list[PendingTimer], int]]  # RulesEngine.pending

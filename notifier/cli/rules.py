@@ -35,11 +35,11 @@ from notifier.config import LoadedConfig
 from notifier.exits import Exit
 from notifier.kinds.registry import Kinds
 from notifier.origin import Origin
-from notifier.rules.previewing import preview
-from notifier.rules.probing import EvalContext, default_owner_of, safely
+from notifier.rules.facts.previewing import preview
+from notifier.rules.matching.probing import EvalContext, default_owner_of, safely
+from notifier.rules.matching.selectors import parse_selector
 from notifier.rules.ruleset import CompiledRule, Evaluation, Outcome, Ruleset
-from notifier.rules.selectors import parse_selector
-from notifier.rules.silences import Silence
+from notifier.silences.book import Silence
 from notifier.sinks import lines
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect

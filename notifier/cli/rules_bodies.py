@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from notifier.config.loading import LoadedConfig
-from notifier.rules.previewing import preview_notifications
+from notifier.rules.facts.previewing import preview_notifications
 from notifier.rules.ruleset import Evaluation
 from notifier.sinks.base import Receiver, Sink
 from notifier.sinks.building import build_sink

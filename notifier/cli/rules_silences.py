@@ -20,10 +20,10 @@ import urllib3
 import yaml
 
 from notifier.rules.decisions import Decision
-from notifier.rules.probing import EvalContext, Probe
+from notifier.rules.matching.probing import EvalContext, Probe
 from notifier.rules.quieting import silence
 from notifier.rules.ruleset import Evaluation
-from notifier.rules.silences import SILENCES_KEY, Silence, SilenceBook
+from notifier.silences.book import SILENCES_KEY, Silence, SilenceBook
 from notifier.transitions.model import Transition
 
 

@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 import urllib3
 
 from notifier.exits import Exit
-from notifier.rules.durations import parse_duration
-from notifier.rules.silences import SilenceError, parse_matchers
+from notifier.rules.config.durations import parse_duration
+from notifier.silences.book import SilenceError, parse_matchers
 from notifier.silences.writing import (
     Edit,
     edit_silences,

@@ -28,9 +28,9 @@ from notifier.kinds.registry import Kinds
 from notifier.notifications import Notification
 from notifier.objects import KubeObject, key_of, kind_of, timestamp
 from notifier.origin import Origin
-from notifier.rules.durations import parse_duration
+from notifier.rules.config.durations import parse_duration
 from notifier.rules.engine import RulesEngine
-from notifier.rules.resolving import Firing, ObjectId
+from notifier.rules.incidents.resolving import Firing, ObjectId
 from notifier.rules.ruleset import Ruleset
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
@@ -226,6 +226,6 @@ def _by_rule(notifications: list[Notification]) -> dict[tuple[str, str, bool], l
 
 def _left(reason: str, hold: float) -> float:
     """How long a timer waits, from its reason ("pending: tells in 5m if it stays"): less than
-    ``hold`` when it goes on from a stay a blip cut (``rules/stays.py``)."""
+    ``hold`` when it goes on from a stay a blip cut (``rules/timing/stays.py``)."""
     wait = reason.removeprefix("pending: tells in ").split(" ")[0]
     return hold if wait == format_duration(hold) else parse_duration(wait)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from notifier.config.documents import Document, Position
-from notifier.rules.errors import KeyPath
+from notifier.rules.config.problems import KeyPath
 
 _EMPTY_KEY_THEN_COMMENT = re.compile(r"^\s*(?:-\s+)?[^\s#:][^:#]*:[ \t]+(#\S+)[ \t]*$")
 

@@ -30,7 +30,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from notifier.config.environment import ExpansionError, expand
-from notifier.rules.errors import KeyPath, format_path
+from notifier.rules.config.problems import KeyPath, format_path
 
 MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
 MAX_DEPTH = 64

@@ -16,8 +16,8 @@ from notifier.config.model import WatchConfig
 from notifier.kinds.custom import custom_kind
 from notifier.kinds.registry import BUILT_IN_KINDS, KINDS, Kinds
 from notifier.kinds.spec import KindSpec
-from notifier.rules.errors import KeyPath
-from notifier.rules.predicates import unknown_kind
+from notifier.rules.config.problems import KeyPath
+from notifier.rules.matching.match_compiler import unknown_kind
 from notifier.suggestions import Wording
 
 

@@ -34,7 +34,7 @@ from pydantic import BaseModel, SecretStr
 
 from notifier.config.documents import Document
 from notifier.config.errors import ConfigIssue
-from notifier.rules.errors import KeyPath, format_path
+from notifier.rules.config.problems import KeyPath, format_path
 from notifier.sinks.config import SinkConfig
 
 # A URL that is a secret field only when it carries one (a webhook may post to a public URL).

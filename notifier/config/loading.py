@@ -45,7 +45,7 @@ from notifier.config.validating import Problem, problems_of
 from notifier.importing import collection_paused
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.errors import KeyPath, RulesError, format_path
+from notifier.rules.config.problems import KeyPath, RulesError, format_path
 from notifier.rules.ruleset import Ruleset
 from notifier.suggestions import Wording
 

@@ -2,7 +2,7 @@
 
 Each component owns the models of its own section: sinks in
 ``notifier.sinks.config``, rules, defaults, templates and mute windows in
-``notifier.rules.config``. This module joins them. Unknown keys are errors
+``notifier.rules.config.specs``. This module joins them. Unknown keys are errors
 everywhere (``extra="forbid"``); models are frozen, since one ``Config`` is
 shared by every thread until the next reload replaces it whole.
 """
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from notifier.enrichment.config import EnrichmentConfig
 from notifier.kinds.config import ResourceSpec
 from notifier.objects import Kind
-from notifier.rules.config import (
+from notifier.rules.config.specs import (
     DefaultsSpec,
     InhibitSpec,
     MuteIntervalSpec,
@@ -50,7 +50,7 @@ class Config(_Section):
     watch: WatchConfig = WatchConfig()
     sinks: list[SinkConfig] = []
     defaults: DefaultsSpec = DefaultsSpec()
-    templates: dict[str, Any] = {}  # refused: rules/moved_templates.py
+    templates: dict[str, Any] = {}  # refused: rules/config/moved_templates.py
     mute_windows: dict[str, list[MuteIntervalSpec]] = {}
     rules: list[RuleSpec] = []
     inhibit_rules: list[InhibitSpec] = []  # a source's states mute matching targets

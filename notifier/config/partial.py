@@ -21,8 +21,8 @@ from notifier.config.model import WatchConfig
 from notifier.kinds.config import ResourceSpec
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource
-from notifier.rules.config import DefaultsSpec, MuteIntervalSpec, RuleSpec
-from notifier.rules.errors import KeyPath
+from notifier.rules.config.problems import KeyPath
+from notifier.rules.config.specs import DefaultsSpec, MuteIntervalSpec, RuleSpec
 from notifier.suggestions import Wording
 
 

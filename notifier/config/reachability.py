@@ -19,9 +19,9 @@ from collections.abc import Iterator, Sequence
 from notifier.config.model import Config
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
-from notifier.rules.config import MatchSpec
-from notifier.rules.errors import KeyPath
-from notifier.rules.predicates import vocabulary
+from notifier.rules.config.problems import KeyPath
+from notifier.rules.config.specs import MatchSpec
+from notifier.rules.matching.match_compiler import vocabulary
 from notifier.sinks.slack.config import SlackSinkConfig
 
 Finding = tuple[KeyPath, str]

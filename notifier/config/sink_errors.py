@@ -18,7 +18,7 @@ from notifier.config.documents import parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
 from notifier.config.loading import read_text
 from notifier.config.model import Config
-from notifier.rules.errors import KeyPath, format_path
+from notifier.rules.config.problems import KeyPath, format_path
 from notifier.sinks.secrets import SinkBuildError
 
 

@@ -25,7 +25,7 @@ from pydantic_core import ErrorDetails
 
 from notifier.kinds.registry import KINDS
 from notifier.objects import KIND_PATTERN
-from notifier.rules.errors import KeyPath
+from notifier.rules.config.problems import KeyPath
 from notifier.suggestions import Suggesting, Wording
 from notifier.transitions.vocabulary import all_kinds
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from notifier.notifications import Notification
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
-from notifier.rules.holding import Released
+from notifier.rules.timing.holding import Released
 from notifier.supervision import supervised
 from notifier.transitions.model import Transition
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from notifier.enrichment.redaction import check_pattern
-from notifier.rules.durations import Duration
+from notifier.rules.config.durations import Duration
 
 
 class _Spec(BaseModel):

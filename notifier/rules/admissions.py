@@ -1,11 +1,11 @@
 """Admissions: a rule's match told now, folded into an incident, held in a group or dropped.
 
 A match (``Matched``) is *offered*: part of its rule's open incident about the
-object, or its owner's (``rules/folding.py``), it is folded and told no more;
+object, or its owner's (``rules/incidents/folding.py``), it is folded and told no more;
 else noise control admits it (dedup, groups: ``rules/noise``). What tells or is
-held opens or grows the rule's incident (``rules/resolving.py``) and times its
-escalation and reminders (``rules/timekeeping.py``); a member a group holds is
-handed to the ``Holding`` under a token (``rules/holding.py``) and offered
+held opens or grows the rule's incident (``rules/incidents/resolving.py``) and times its
+escalation and reminders (``rules/timing/timekeeper.py``); a member a group holds is
+handed to the ``Holding`` under a token (``rules/timing/holding.py``) and offered
 again after a restart (``readmit``). What noise control releases (one
 transition, or a group's digest) is rendered into notifications.
 
@@ -22,19 +22,19 @@ from notifier.notifications import Notification
 from notifier.rules import metrics
 from notifier.rules.counting import count_message
 from notifier.rules.decisions import Decision
-from notifier.rules.enriching import context_request
-from notifier.rules.folded_facts import folded_facts
-from notifier.rules.folding import Folding
-from notifier.rules.group_keys import group_labels, thread_for
-from notifier.rules.holding import Held, Holding, Released
+from notifier.rules.facts.enriching import context_request
+from notifier.rules.facts.folded import folded_facts
+from notifier.rules.facts.group_keys import group_labels, thread_for
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.facts.notifying import dedup_key, for_transition
+from notifier.rules.incidents.folding import Folding
+from notifier.rules.incidents.resolving import Resolver
 from notifier.rules.matched import Matched, render_digest
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.noise import Admission, NoiseControl, Release
-from notifier.rules.notifying import dedup_key, for_transition
-from notifier.rules.resolving import Resolver
-from notifier.rules.timekeeping import TimeKeeper
-from notifier.rules.waiting import OpenGroup, groups_of
+from notifier.rules.timing.held_back import OpenGroup, groups_of
+from notifier.rules.timing.holding import Held, Holding, Released
+from notifier.rules.timing.timekeeper import TimeKeeper
 
 
 class Admissions:

@@ -16,7 +16,9 @@ from typing import Any
 
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.origin import Origin
-from notifier.rules.config import (
+from notifier.rules.config.moved_templates import refuse_moved_templates
+from notifier.rules.config.problems import KeyPath, RuleProblems
+from notifier.rules.config.specs import (
     Action,
     DefaultsSpec,
     InhibitSpec,
@@ -25,14 +27,12 @@ from notifier.rules.config import (
     RuleSpec,
     as_timestamp,
 )
-from notifier.rules.errors import KeyPath, RuleProblems
-from notifier.rules.inhibition_compiling import compile_inhibition
-from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
-from notifier.rules.moved_templates import refuse_moved_templates
-from notifier.rules.muting import MuteWindow, compile_window
+from notifier.rules.matching.match_compiler import CompiledMatch, MatchCompiler, match_key
+from notifier.rules.matching.predicates import Matcher, NotOptedOut, OriginIn
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
-from notifier.rules.predicates import CompiledMatch, MatchCompiler, match_key
 from notifier.rules.ruleset import CompiledRule, Ruleset
+from notifier.rules.suppression.inhibition_compiling import compile_inhibition
+from notifier.rules.suppression.mute_windows import MuteWindow, compile_window
 
 DEFAULT_ROUTE = "default"
 ALWAYS_ORIGINS = frozenset({Origin.LIVE, Origin.RELIST, Origin.CATCH_UP})

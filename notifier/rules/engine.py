@@ -6,12 +6,12 @@ ruleset, quiets what inhibitions and silences say, and offers each match
 object, or through noise control, rendered if it is to be sent now; the
 incidents a transition ends are told (``rules/resolutions.py``). ``tick``
 renders what has come due: ``for:`` timers, escalations, reminders, flapping
-that ended, incidents recovered for their window (``rules/timekeeping.py``)
+that ended, incidents recovered for their window (``rules/timing/timekeeper.py``)
 and group digests.
 The ruleset is read through a callable on every call, so a reload takes
 effect at the next transition while groups already open keep the rule they
 were opened with. Members a group holds are also handed to a ``Holding``
-(``rules/holding.py``), forgotten once their release is submitted
+(``rules/timing/holding.py``), forgotten once their release is submitted
 (``forget``), and offered again at start (``restore``).
 
 Thread-safe: workers call ``process`` concurrently, one loop calls ``tick``
@@ -32,12 +32,11 @@ from notifier.origin import Origin
 from notifier.rules.admissions import Admissions
 from notifier.rules.counting import count_evaluation
 from notifier.rules.decisions import Decision
-from notifier.rules.facts import held_context, single_context
-from notifier.rules.folding import FoldedEnds, Folding
-from notifier.rules.holding import Holding, NoHolding, Released, joined
-from notifier.rules.inhibiting import Inhibitor
+from notifier.rules.facts.contexts import held_context, single_context
+from notifier.rules.incidents.folding import FoldedEnds, Folding
+from notifier.rules.incidents.resolving import Firings, Resolver
 from notifier.rules.matched import Matched, incident_context
-from notifier.rules.probing import (
+from notifier.rules.matching.probing import (
     EvalContext,
     NamespaceLabels,
     OwnerLookup,
@@ -48,14 +47,15 @@ from notifier.rules.probing import (
 )
 from notifier.rules.quieting import inhibit, silence
 from notifier.rules.resolutions import resolution
-from notifier.rules.resolving import Firings, Resolver
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
-from notifier.rules.silences import SilenceBook
-from notifier.rules.stays import StayStore
-from notifier.rules.time_telling import tell_again, tell_flaps
-from notifier.rules.timekeeping import TimeKeeper
-from notifier.rules.timing import FOR_STEP, Timer, TimerStore
-from notifier.rules.waiting import OpenGroup, PendingTimer, Shown, pending_page
+from notifier.rules.suppression.inhibitions import Inhibitor
+from notifier.rules.timing.clock_telling import tell_again, tell_flaps
+from notifier.rules.timing.held_back import OpenGroup, PendingTimer, Shown, pending_page
+from notifier.rules.timing.holding import Holding, NoHolding, Released, joined
+from notifier.rules.timing.stays import StayStore
+from notifier.rules.timing.timekeeper import TimeKeeper
+from notifier.rules.timing.timers import FOR_STEP, Timer, TimerStore
+from notifier.silences.book import SilenceBook
 from notifier.transitions.model import Transition
 
 Clock = Callable[[], float]
@@ -209,7 +209,8 @@ class RulesEngine:
         return min(dues, default=None)
 
     def pending(self, shown: Shown, offset: int, limit: int) -> tuple[list[PendingTimer], int]:
-        """A page of the ``for:`` timers waiting now, and their count (``rules/waiting.py``)."""
+        """A page of the ``for:`` timers waiting now, and their count
+        (``rules/timing/held_back.py``)."""
         return pending_page(self._time.pending(), self._rulesets().timed, shown, offset, limit)
 
     def open_groups(self) -> list[OpenGroup]:

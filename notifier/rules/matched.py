@@ -8,12 +8,12 @@ from typing import Any
 
 from notifier.notifications import Notification
 from notifier.rules.counting import count_message
-from notifier.rules.facts import digest_context
-from notifier.rules.folding import incident_fingerprint
-from notifier.rules.group_keys import thread_for
-from notifier.rules.neutral_facts import neutral_facts
+from notifier.rules.facts.contexts import digest_context
+from notifier.rules.facts.group_keys import thread_for
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.facts.notifying import fingerprint, for_digest
+from notifier.rules.incidents.folding import incident_fingerprint
 from notifier.rules.noise import Release
-from notifier.rules.notifying import fingerprint, for_digest
 from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import Transition
 

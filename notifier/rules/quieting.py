@@ -12,11 +12,11 @@ from dataclasses import replace
 
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
-from notifier.rules.inhibiting import CompiledInhibition, Inhibitor
+from notifier.rules.matching.probing import Probe
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.probing import Probe
 from notifier.rules.ruleset import Evaluation
-from notifier.rules.silences import SilenceBook
+from notifier.rules.suppression.inhibitions import CompiledInhibition, Inhibitor
+from notifier.silences.book import SilenceBook
 
 
 def inhibit(

@@ -1,10 +1,10 @@
 """Resolutions: the end of an incident, as its rule tells it.
 
-An incident is over (``rules/resolving.py``: recovered for its window, or its
+An incident is over (``rules/incidents/resolving.py``: recovered for its window, or its
 object deleted); its rule tells one resolution if it still sends them, to the
 rule's sinks and those its escalation reached. A ``fold_into: owner`` rule's
-end waits for the owner's last object (``rules/folding.py``) and then says
-every object in it (``rules/folded_facts.py``).
+end waits for the owner's last object (``rules/incidents/folding.py``) and then says
+every object in it (``rules/facts/folded.py``).
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from typing import Any
 
 from notifier.notifications import Notification
 from notifier.rules.counting import count_message
-from notifier.rules.facts import resolution_context
-from notifier.rules.folded_facts import folded_facts
-from notifier.rules.folding import Folding
-from notifier.rules.group_keys import thread_for
+from notifier.rules.facts.contexts import resolution_context
+from notifier.rules.facts.folded import folded_facts
+from notifier.rules.facts.group_keys import thread_for
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.facts.notifying import for_transition
+from notifier.rules.incidents.folding import Folding
+from notifier.rules.incidents.resolving import Firing
 from notifier.rules.matched import incident_context
-from notifier.rules.neutral_facts import neutral_facts
-from notifier.rules.notifying import for_transition
-from notifier.rules.resolving import Firing
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.model import Transition
 

@@ -28,13 +28,13 @@ from enum import StrEnum
 from notifier.notifications import ContextPart
 from notifier.objects import Kind
 from notifier.origin import Origin
-from notifier.rules.config import Action
-from notifier.rules.inhibiting import CompiledInhibition
-from notifier.rules.matching import Matcher, NotOptedOut, OriginIn
+from notifier.rules.config.specs import Action
+from notifier.rules.matching.predicates import Matcher, NotOptedOut, OriginIn
+from notifier.rules.matching.probing import EvalContext, Probe
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.muting import MuteWindow
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
-from notifier.rules.probing import EvalContext, Probe
+from notifier.rules.suppression.inhibitions import CompiledInhibition
+from notifier.rules.suppression.mute_windows import MuteWindow
 from notifier.transitions.model import Transition
 
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})

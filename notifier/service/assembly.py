@@ -29,11 +29,11 @@ from notifier.reload.polling import FileReloader
 from notifier.reload.sinks import sink_stager
 from notifier.reload.watch_changes import WatchChanges
 from notifier.rules.engine import RulesEngine
-from notifier.rules.silences import SilenceBook
 from notifier.service import health
 from notifier.service.options import RunOptions
 from notifier.service.page import PageSources, page_parts, rule_targets, told_before
 from notifier.service.signals import StopSignals
+from notifier.silences.book import SilenceBook
 from notifier.silences.watching import SilenceWatch
 from notifier.sinks.alertmanager.open_alerts import MemoryAlerts
 from notifier.sinks.thread_roots import MemoryThreads, ThreadStore

@@ -38,7 +38,7 @@ from notifier.delivery.ledger import SendLedger
 from notifier.delivery.replay import replay_letters
 from notifier.reload.holder import RulesHolder
 from notifier.rules.engine import RulesEngine
-from notifier.rules.silences import Silence, SilenceBook
+from notifier.silences.book import Silence, SilenceBook
 from notifier.silences.writing import silence_writes
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.client import RawClient

@@ -16,7 +16,7 @@ import time
 
 import msgspec
 
-from notifier.rules.silences import SILENCES_DECODER, SILENCES_KEY, SilenceBook
+from notifier.silences.book import SILENCES_DECODER, SILENCES_KEY, SilenceBook
 from notifier.source.client import RawClient
 from notifier.source.configmaps import ConfigMap, WatchedConfigMap
 from notifier.source.reflector import ReflectorSettings

@@ -18,7 +18,7 @@ import msgspec
 import urllib3
 
 from notifier.api.page.views import NewSilence, SilenceWriteError, SilenceWrites
-from notifier.rules.silences import SILENCES_DECODER, SILENCES_KEY, Silence
+from notifier.silences.book import SILENCES_DECODER, SILENCES_KEY, Silence
 from notifier.source.access import failure
 from notifier.source.client import ApiError, RawClient
 

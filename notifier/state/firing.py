@@ -1,5 +1,5 @@
-"""The rules' open incidents (``rules/resolving.py``), kept so a restart neither forgets one
-nor tells it again.
+"""The rules' open incidents (``rules/incidents/resolving.py``), kept so a restart neither forgets
+one nor tells it again.
 
 One row per rule and object: the states it told (JSON text), its start, its worst
 state, since when its object is out of trouble (NULL: in trouble), its recovery
@@ -23,7 +23,7 @@ import msgspec
 
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind, ObjectKey
-from notifier.rules.resolving import Firing
+from notifier.rules.incidents.resolving import Firing
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter

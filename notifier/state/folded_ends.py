@@ -1,5 +1,5 @@
 """The ends of a ``fold_into: owner`` incident told with its last object's
-(``rules/folding.py``), kept so a restart neither tells the owner's end early nor
+(``rules/incidents/folding.py``), kept so a restart neither tells the owner's end early nor
 forgets the objects and states before it.
 
 One row per rule and owner: the ends merged so far (the states as JSON text, the
@@ -25,8 +25,8 @@ import msgspec
 
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind, ObjectKey
-from notifier.rules.folding import EndKey, FoldedEnd
-from notifier.rules.resolving import Firing
+from notifier.rules.incidents.folding import EndKey, FoldedEnd
+from notifier.rules.incidents.resolving import Firing
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter

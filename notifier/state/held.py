@@ -8,7 +8,7 @@ a crash is exactly what was held and never made it to the outbox.
 Transitions are stored as opaque bytes: encoding them is the caller's.
 
 ``HeldMembers`` is the table; ``DurableHolding`` is the rules' ``Holding`` over it
-(``rules/holding.py``), transitions as msgspec JSON (``encoded_transitions.py``).
+(``rules/timing/holding.py``), transitions as msgspec JSON (``encoded_transitions.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import NamedTuple
 import msgspec
 
 from notifier.kinds.registry import Kinds
-from notifier.rules.holding import Held
+from notifier.rules.timing.holding import Held
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter

@@ -165,7 +165,7 @@ DROP TABLE seen_v1;
 """
 
 
-# Version 6: the ``firing`` table holds incidents (rules/resolving.py).
+# Version 6: the ``firing`` table holds incidents (rules/incidents/resolving.py).
 _V4_TO_V6 = """
 ALTER TABLE firing ADD COLUMN worst TEXT NOT NULL DEFAULT '';
 ALTER TABLE firing ADD COLUMN recovering_since REAL;

@@ -1,11 +1,11 @@
-"""The ``for:`` stays a blip cut (``rules/stays.py``), kept so a restart during a crash loop's
-blip goes on counting from when the object entered the rule's states.
+"""The ``for:`` stays a blip cut (``rules/timing/stays.py``), kept so a restart during a crash
+loop's blip goes on counting from when the object entered the rule's states.
 
 One row per rule and object: when its stay began and until when a return goes
 on with it. Written by the one writer thread as lazy writes, as the timers
 are; a row whose time is past is deleted when the rules forget it and by the
 writer's prune (``prune_stays``), so the table holds no more than the stays
-the rules remember (``rules/stays.py``: at most ``MOST``).
+the rules remember (``rules/timing/stays.py``: at most ``MOST``).
 
 ``StayRows`` is the table and the rules' ``StayStore`` over it.
 """
@@ -16,7 +16,7 @@ import sqlite3
 from functools import partial
 
 from notifier.objects import Kind, ObjectKey
-from notifier.rules.stays import StayKey
+from notifier.rules.timing.stays import StayKey
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter
 

@@ -3,12 +3,12 @@
 One row per rule and object: when the state was entered, whether it fired,
 the rule's states it waits on (JSON text), the transition to tell (opaque
 bytes: encoding it is the caller's) and, for ``for:``, how long a blip out of
-the states may last (``rules/stays.py``). Written by the one writer thread as lazy
+the states may last (``rules/timing/stays.py``). Written by the one writer thread as lazy
 writes: each commits no later than the worker's record of the object it
 came from, and a fired mark no later than what the firing put in the outbox.
 
 ``TimerRows`` is the table; ``DurableTimers`` is the rules' timers over it
-(``rules/timing.py``), transitions as msgspec JSON (``encoded_transitions.py``).
+(``rules/timing/timers.py``), transitions as msgspec JSON (``encoded_transitions.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import NamedTuple
 import msgspec
 
 from notifier.kinds.registry import Kinds
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timers import Timer
 from notifier.state.encoded_transitions import decode_transition, encode_transition
 from notifier.state.reader import Reader
 from notifier.state.writer import BatchWriter

@@ -25,15 +25,20 @@ from notifier.notifications import Notification
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import RuleSpec
-from notifier.rules.facts import digest_context, held_context, resolution_context, single_context
-from notifier.rules.flapping import Flap
-from notifier.rules.folded_facts import folded_facts
+from notifier.rules.config.specs import RuleSpec
+from notifier.rules.facts.contexts import (
+    digest_context,
+    held_context,
+    resolution_context,
+    single_context,
+)
+from notifier.rules.facts.folded import folded_facts
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.incidents.flapping import Flap
 from notifier.rules.matched import rule_context
-from notifier.rules.neutral_facts import neutral_facts
 from notifier.rules.ruleset import CompiledRule
-from notifier.rules.time_telling import tell_again, tell_flap
-from notifier.rules.timing import Timer
+from notifier.rules.timing.clock_telling import tell_again, tell_flap
+from notifier.rules.timing.timers import Timer
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import (

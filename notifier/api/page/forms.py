@@ -18,8 +18,8 @@ from starlette.concurrency import run_in_threadpool
 from notifier.api.page.guard import RefusedError, checked_form
 from notifier.api.page.notices import remember_notice
 from notifier.api.page.views import NewSilence, PageParts, SilenceWriteError, Writes
-from notifier.rules.durations import parse_duration
-from notifier.rules.silences import SilenceError, parse_matchers
+from notifier.rules.config.durations import parse_duration
+from notifier.silences.book import SilenceError, parse_matchers
 
 FORBIDDEN = 403
 MAX_SILENCE_SECONDS = 30 * 86400

@@ -13,7 +13,7 @@ from notifier.api.page.forms import add_forms
 from notifier.api.page.rendering import render
 from notifier.api.page.views import FiringItem, Paged, PageParts, Where
 from notifier.api.page.wording import visible
-from notifier.rules.silences import SilenceError, parse_matchers
+from notifier.silences.book import SilenceError, parse_matchers
 
 FIRING_PER_PAGE = 100
 PENDING_PER_PAGE = 100

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
 
 from notifier.api.readiness import Verdict
-from notifier.rules.silences import Silence
-from notifier.rules.waiting import OpenGroup, PendingTimer
+from notifier.rules.timing.held_back import OpenGroup, PendingTimer
+from notifier.silences.book import Silence
 
 if TYPE_CHECKING:
     from notifier.api.decisions import DecisionRecord

@@ -27,7 +27,7 @@ from notifier.api.readiness import Readiness
 from notifier.api.waiting import WaitingList
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
-from notifier.rules.silences import Silence
+from notifier.silences.book import Silence
 from notifier.transitions.model import Change
 from tests.unit.rules.builders import NOW, crashloop, ruleset
 from tests.unit.sinks.factories import notification

@@ -8,7 +8,7 @@ from typing import Any
 from notifier.api.page.views import Where
 from notifier.api.waiting import WaitingList
 from notifier.rules.engine import RulesEngine
-from notifier.rules.waiting import Member
+from notifier.rules.timing.held_back import Member
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset
 

@@ -74,7 +74,7 @@ def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
 
 # What loading a config does not need: the rules' engine, the transitions, the state's stores.
 NOT_FOR_RULES_CHECK = (
-    "notifier.rules.engine", "notifier.rules.previewing", "notifier.transitions.detecting",
+    "notifier.rules.engine", "notifier.rules.facts.previewing", "notifier.transitions.detecting",
     "notifier.state.store", "notifier.state.outbox", "notifier.enrichment.wiring",
     "notifier.source", "sqlite3", "kubernetes", "slack_sdk",
 )  # fmt: skip

@@ -118,7 +118,7 @@ def test_deep_nesting_names_the_limit() -> None:
 
 
 def test_a_backtracking_regex_meets_a_long_name_in_linear_time() -> None:
-    from notifier.rules.patterns import parse_filter
+    from notifier.rules.matching.patterns import parse_filter
 
     names = parse_filter(["~(a+)+$"])
     check: Callable[[str], bool] = names.matches

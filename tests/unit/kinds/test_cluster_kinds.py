@@ -11,7 +11,7 @@ from notifier.kinds.node import Node
 from notifier.kinds.pvc import PersistentVolumeClaim
 from notifier.objects import KubeObject
 from notifier.origin import Origin
-from notifier.rules.facts import single_context
+from notifier.rules.facts.contexts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
 from notifier.transitions.states import states_of

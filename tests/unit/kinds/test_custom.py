@@ -14,9 +14,9 @@ from notifier.kinds.sharing import Sharing
 from notifier.objects import Kind
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import RuleSpec
+from notifier.rules.config.specs import RuleSpec
 from notifier.rules.engine import RulesEngine
-from notifier.rules.facts import single_context
+from notifier.rules.facts.contexts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.states import states_of
 

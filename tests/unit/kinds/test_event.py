@@ -8,7 +8,7 @@ import msgspec
 
 from notifier.kinds.event import Event
 from notifier.origin import Origin
-from notifier.rules.facts import single_context
+from notifier.rules.facts.contexts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.owners import owner_of
 from notifier.transitions.states import states_of

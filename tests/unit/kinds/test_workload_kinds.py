@@ -13,7 +13,7 @@ from notifier.kinds.registry import spec_of
 from notifier.kinds.statefulset import StatefulSet
 from notifier.objects import KubeObject
 from notifier.origin import Origin
-from notifier.rules.facts import single_context
+from notifier.rules.facts.contexts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
 from notifier.transitions.owners import owner_of

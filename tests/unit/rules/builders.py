@@ -11,7 +11,7 @@ from notifier.kinds.registry import KINDS
 from notifier.objects import EventType, Kind, KubeObject, key_of, kind_of
 from notifier.origin import Origin
 from notifier.rules.compiling import RulesSource, compile_ruleset
-from notifier.rules.config import (
+from notifier.rules.config.specs import (
     DefaultsSpec,
     InhibitSpec,
     MuteIntervalSpec,

@@ -11,7 +11,7 @@ import yaml
 
 from notifier.cli.rules import main
 from notifier.notifications import FACT_NAMES
-from notifier.rules.facts import DIGEST_NAMES, SINGLE_NAMES
+from notifier.rules.facts.contexts import DIGEST_NAMES, SINGLE_NAMES
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, changed
 from tests.unit.sinks.test_showing import unfolded
 from tests.unit.sinks.told import config_text

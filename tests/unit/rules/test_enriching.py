@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from notifier.rules.config import RuleSpec
+from notifier.rules.config.specs import RuleSpec
 from notifier.rules.engine import RulesEngine
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset, transition
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from notifier.notifications import Notification
+from notifier.rules.config.problems import RulesError
 from notifier.rules.engine import RulesEngine
-from notifier.rules.errors import RulesError
-from notifier.rules.silences import Silence, SilenceBook, parse_matchers
+from notifier.silences.book import Silence, SilenceBook, parse_matchers
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import MemoryTimers, _entered, _recovered
 

@@ -9,8 +9,8 @@ import pytest
 
 from notifier.notifications import Notification
 from notifier.rules import metrics
+from notifier.rules.config.problems import RulesError
 from notifier.rules.engine import RulesEngine
-from notifier.rules.errors import RulesError
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import _entered, _recovered
 

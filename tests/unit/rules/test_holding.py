@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from notifier.rules.engine import RulesEngine
-from notifier.rules.holding import Held
+from notifier.rules.timing.holding import Held
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset
 
 GROUPED = {"name": "f", "sinks": ["slack"], "group_by": ["namespace"], "dedup_window": 0}

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from notifier.rules.config.problems import RulesError
 from notifier.rules.engine import RulesEngine
-from notifier.rules.errors import RulesError
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, crashloop, ruleset, transition
 

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from notifier.objects import Kind, ObjectKey
+from notifier.rules.config.problems import RulesError
 from notifier.rules.engine import RulesEngine
-from notifier.rules.errors import RulesError
-from notifier.rules.resolving import Firing
+from notifier.rules.incidents.resolving import Firing
 from notifier.sinks.webhook.payload import payload_of
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition

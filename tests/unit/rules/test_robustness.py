@@ -12,7 +12,7 @@ from notifier.kinds.registry import BUILT_IN_KINDS, KINDS
 from notifier.objects import EventType, Kind, ObjectKey
 from notifier.origin import Origin
 from notifier.rules.engine import RulesEngine
-from notifier.rules.probing import EvalContext, Probe
+from notifier.rules.matching.probing import EvalContext, Probe
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.model import Change, Transition
 from notifier.transitions.vocabulary import names_for

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from notifier.origin import Origin
+from notifier.rules.matching.probing import EvalContext
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.probing import EvalContext
 from notifier.transitions.model import Change, Transition
 from tests.unit.rules.builders import (
     DEPLOYMENT_JSON,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from notifier.rules.engine import RulesEngine
-from notifier.rules.silences import Silence, SilenceBook, SilenceError, parse_matchers
+from notifier.silences.book import Silence, SilenceBook, SilenceError, parse_matchers
 from tests.unit.rules.builders import NOW, crashloop, ruleset
 
 RULES = [{"name": "pod-failures", "match": {"kinds": ["Pod"], "to": ["CrashLoopBackOff"]},

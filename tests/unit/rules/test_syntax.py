@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from notifier.rules.durations import parse_duration
-from notifier.rules.patterns import PatternError, parse_filter
-from notifier.rules.selectors import parse_selector
+from notifier.rules.config.durations import parse_duration
+from notifier.rules.matching.patterns import PatternError, parse_filter
+from notifier.rules.matching.selectors import parse_selector
 from notifier.templating.environment import format_duration
 
 LABELS = {"app": "web", "tier": "frontend", "example.com/team": "a"}

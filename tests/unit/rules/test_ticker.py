@@ -8,7 +8,7 @@ from dataclasses import replace
 from notifier.dispatch.stage import Ticker
 from notifier.notifications import Notification
 from notifier.rules.engine import RulesEngine
-from notifier.rules.holding import Released
+from notifier.rules.timing.holding import Released
 from notifier.service.health import _threads
 from notifier.supervision import crashed, forget_crashes
 from tests.unit.delivery.harness import eventually

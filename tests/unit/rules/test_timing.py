@@ -9,15 +9,15 @@ import pytest
 
 from notifier.origin import Origin
 from notifier.rules import metrics
+from notifier.rules.config.problems import RulesError
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
-from notifier.rules.errors import RulesError
-from notifier.rules.probing import EvalContext, default_owner_of, no_namespace_labels
-from notifier.rules.resolving import Resolver
+from notifier.rules.incidents.resolving import Resolver
+from notifier.rules.matching.probing import EvalContext, default_owner_of, no_namespace_labels
 from notifier.rules.ruleset import Ruleset
-from notifier.rules.silences import Silence, SilenceBook, parse_matchers
-from notifier.rules.timekeeping import TimeKeeper
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timekeeper import TimeKeeper
+from notifier.rules.timing.timers import Timer
+from notifier.silences.book import Silence, SilenceBook, parse_matchers
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import NOW, POD_JSON, changed, crashloop, ruleset, transition
 

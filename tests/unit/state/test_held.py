@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from notifier.kinds.registry import KINDS
-from notifier.rules.holding import Held
+from notifier.rules.timing.holding import Held
 from notifier.state import HeldRow
 from notifier.state.held import DurableHolding
 from tests.unit.rules.builders import NOW, crashloop

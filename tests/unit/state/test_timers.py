@@ -7,7 +7,7 @@ from pathlib import Path
 
 from notifier.kinds.registry import KINDS
 from notifier.rules.engine import RulesEngine
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timers import Timer
 from notifier.state.timers import DurableTimers, TimerRow
 from tests.unit.rules.builders import NOW, ruleset
 from tests.unit.rules.test_timing import FIVE_MINUTES, RULE, _entered

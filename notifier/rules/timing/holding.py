@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from notifier.notifications import Notification
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timers import Timer
 from notifier.transitions.model import Transition
 
 

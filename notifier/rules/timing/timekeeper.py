@@ -16,12 +16,12 @@ from dataclasses import dataclass, replace
 from notifier.kinds.registry import spec_of
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
-from notifier.rules.flapping import Flap, FlapDetector, FlapOutcome
+from notifier.rules.incidents.flapping import Flap, FlapDetector, FlapOutcome
+from notifier.rules.incidents.resolving import Firing, Resolver, Watched
 from notifier.rules.metrics import SuppressReason
-from notifier.rules.resolving import Firing, Resolver, Watched
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
-from notifier.rules.stays import StayStore
-from notifier.rules.timing import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
+from notifier.rules.timing.stays import StayStore
+from notifier.rules.timing.timers import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from notifier.notifications import Facts
-from notifier.rules.facts import plain_facts
+from notifier.rules.facts.contexts import plain_facts
 from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import Transition
 

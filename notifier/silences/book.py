@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import msgspec
 
-from notifier.rules.patterns import NameFilter, PatternError, parse_filter
-from notifier.rules.probing import Probe
+from notifier.rules.matching.patterns import NameFilter, PatternError, parse_filter
+from notifier.rules.matching.probing import Probe
 
 PATTERN_KEYS = ("namespace", "name", "rule", "reason")
 EXACT_KEYS = ("kind",)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from notifier.rules.config import DefaultsSpec, RuleSpec
-from notifier.rules.errors import KeyPath, RuleProblems
+from notifier.rules.config.problems import KeyPath, RuleProblems
+from notifier.rules.config.specs import DefaultsSpec, RuleSpec
 
 _WHERE_PARTS_GO = (
     "rules render no message now: each sink renders its own from the facts. Move "

@@ -16,9 +16,10 @@ from typing import NamedTuple
 from notifier.kinds.registry import Kinds
 from notifier.objects import Kind
 from notifier.origin import Origin
-from notifier.rules.config import MatchSpec
-from notifier.rules.errors import KeyPath, RuleProblems
-from notifier.rules.matching import (
+from notifier.rules.config.problems import KeyPath, RuleProblems
+from notifier.rules.config.specs import MatchSpec
+from notifier.rules.matching.patterns import NameFilter, PatternError, parse_filter
+from notifier.rules.matching.predicates import (
     AnnotationsMatch,
     ChangedFields,
     EventIs,
@@ -36,8 +37,7 @@ from notifier.rules.matching import (
     Reaches,
     ReasonIn,
 )
-from notifier.rules.patterns import NameFilter, PatternError, parse_filter
-from notifier.rules.selectors import Selector, parse_selector
+from notifier.rules.matching.selectors import Selector, parse_selector
 from notifier.suggestions import Suggesting
 
 _EVERY_ORIGIN = frozenset(Origin)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 
-from notifier.rules.config import WEEKDAYS, MuteIntervalSpec, as_timestamp
+from notifier.rules.config.specs import WEEKDAYS, MuteIntervalSpec, as_timestamp
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ from typing import Protocol
 
 from notifier.objects import EventType, Kind
 from notifier.origin import Origin
-from notifier.rules.patterns import NameFilter
-from notifier.rules.probing import Probe
-from notifier.rules.selectors import Selector
+from notifier.rules.matching.patterns import NameFilter
+from notifier.rules.matching.probing import Probe
+from notifier.rules.matching.selectors import Selector
 
 
 class Predicate(Protocol):

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from notifier.kinds.registry import spec_of
 from notifier.objects import EventType, Kind, ObjectKey
-from notifier.rules.matching import Matcher
-from notifier.rules.probing import Probe
+from notifier.rules.matching.predicates import Matcher
+from notifier.rules.matching.probing import Probe
 from notifier.transitions.model import Transition
 
 EQUAL_KEYS = ("namespace", "node", "workload")

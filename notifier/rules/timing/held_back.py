@@ -16,7 +16,7 @@ from typing import TypeVar
 
 from notifier.rules.noise.grouping import GroupLabels, GroupState
 from notifier.rules.ruleset import CompiledRule
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timers import Timer
 from notifier.transitions.model import Transition
 
 T = TypeVar("T")

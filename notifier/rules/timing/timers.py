@@ -9,7 +9,7 @@ states to another keeps the timer and its ``since``. A timer that fired stays
 (``fired``) until the object leaves, so the object is told once per stay.
 A stay is measured across the blips of one trouble: a timer that has not
 fired, cancelled by the object leaving, is remembered for the rule's
-recovery window (``rules/stays.py``); back in the rule's states within it,
+recovery window (``rules/timing/stays.py``); back in the rule's states within it,
 the object's new timer keeps the first ``since`` (a crash loop's 2 s in
 Running between back-offs does not restart a ``for: 15m``), and fires at
 once if that time has passed.
@@ -43,7 +43,7 @@ from typing import Protocol
 from notifier.objects import EventType, Kind, ObjectKey
 from notifier.rules.metrics import PENDING_TIMERS
 from notifier.rules.ruleset import CompiledRule
-from notifier.rules.stays import StayKey, Stays, StayStore
+from notifier.rules.timing.stays import StayKey, Stays, StayStore
 from notifier.transitions.model import Transition
 
 log = logging.getLogger("notifier.rules")

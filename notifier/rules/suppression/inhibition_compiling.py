@@ -12,10 +12,10 @@ import re
 
 from notifier.kinds.registry import Kinds
 from notifier.origin import Origin
-from notifier.rules.config import InhibitSpec
-from notifier.rules.errors import KeyPath, RuleProblems
-from notifier.rules.inhibiting import EQUAL_KEYS, CompiledInhibition
-from notifier.rules.predicates import MatchCompiler
+from notifier.rules.config.problems import KeyPath, RuleProblems
+from notifier.rules.config.specs import InhibitSpec
+from notifier.rules.matching.match_compiler import MatchCompiler
+from notifier.rules.suppression.inhibitions import EQUAL_KEYS, CompiledInhibition
 
 _LABEL_KEY = re.compile(r"^label:[A-Za-z0-9./_-]{1,316}$")
 _EVERY_ORIGIN = frozenset(Origin)

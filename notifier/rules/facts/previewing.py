@@ -4,10 +4,10 @@ hand each of its sinks (``--explain``), for them to render their bodies from."""
 from __future__ import annotations
 
 from notifier.notifications import Facts, Notification
-from notifier.rules.facts import resolution_context, single_context
-from notifier.rules.group_keys import thread_for
-from notifier.rules.neutral_facts import neutral_facts
-from notifier.rules.notifying import fingerprint, for_transition
+from notifier.rules.facts.contexts import resolution_context, single_context
+from notifier.rules.facts.group_keys import thread_for
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.facts.notifying import fingerprint, for_transition
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.transitions.model import Transition
 

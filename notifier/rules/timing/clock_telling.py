@@ -7,13 +7,13 @@ from typing import Any
 
 from notifier.notifications import Notification
 from notifier.rules.counting import count_message
-from notifier.rules.facts import ordered
-from notifier.rules.flapping import Flap
-from notifier.rules.group_keys import thread_for
-from notifier.rules.neutral_facts import neutral_facts
-from notifier.rules.notifying import fingerprint, for_transition
+from notifier.rules.facts.contexts import ordered
+from notifier.rules.facts.group_keys import thread_for
+from notifier.rules.facts.neutral import neutral_facts
+from notifier.rules.facts.notifying import fingerprint, for_transition
+from notifier.rules.incidents.flapping import Flap
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.rules.timing import Timer
+from notifier.rules.timing.timers import Timer
 from notifier.templating.environment import format_duration
 from notifier.transitions.model import Transition
 

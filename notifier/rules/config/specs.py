@@ -21,7 +21,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validato
 from notifier.notifications import ContextPart
 from notifier.objects import EventType, Kind
 from notifier.origin import Origin
-from notifier.rules.durations import Duration
+from notifier.rules.config.durations import Duration
 
 _RULE_NAME = re.compile(r"[A-Za-z0-9]([A-Za-z0-9_.-]{0,98}[A-Za-z0-9])?")
 GROUP_LABELS = ("rule", "kind", "namespace", "name", "transition", "owner", "reason")
@@ -102,7 +102,7 @@ class RuleSpec(_Spec):
     until: AwareDatetime | None = None
     sinks: list[str] = Field(default_factory=list)
     continue_matching: bool = Field(default=False, alias="continue")
-    # Refused at compile (rules/moved_templates.py): each sink renders its own message now.
+    # Refused at compile (rules/config/moved_templates.py): each sink renders its own message now.
     template: Any = None
     digest_template: Any = None
     honor_opt_out: bool = True
@@ -121,7 +121,7 @@ class RuleSpec(_Spec):
     # "group": one per group of a grouping rule: its digests, lone members and resolutions
     thread_by: Literal["object", "group"] | None = None
     # "owner": the objects of one owner (a Deployment's Pods, a Job and its Pods) are one
-    # incident, told once and resolved once (rules/folding.py)
+    # incident, told once and resolved once (rules/incidents/folding.py)
     fold_into: Literal["owner"] | None = None
     # Context fetched and attached before sending (notifier.enrichment): off the workers' path.
     enrich: list[ContextPart] = Field(default_factory=list)
@@ -190,7 +190,7 @@ class DefaultsSpec(_Spec):
     digest_max_items: int = Field(default=20, ge=1, le=500)
     notify_on_initial_list: bool = False
     opt_out_annotation: str = "kube-notifier.io/ignore"
-    template: Any = None  # refused, as a rule's: rules/moved_templates.py
+    template: Any = None  # refused, as a rule's: rules/config/moved_templates.py
     digest_template: Any = None
 
     @field_validator("group_by")

@@ -1,7 +1,7 @@
 """Folding into the owner: one incident for the objects of one owner (``fold_into: owner``).
 
 A rule with ``fold_into: owner`` keeps an incident per object as every rule
-does (``rules/resolving.py``), but tells them as one per *owner*: the
+does (``rules/incidents/resolving.py``), but tells them as one per *owner*: the
 controller the object's owner reference names, as its kind reads it
 (``transitions/owners.py``: a ReplicaSet's Pod belongs to its Deployment, a
 Job's Pod to its Job). An object with no owner is its own: so a Job and the
@@ -15,7 +15,7 @@ unless it is worse than every one open (``resolving.escalates``). The
 owner's incident ends when the last of its objects' does: the ends before
 it are kept here (their states, the sinks their escalations reached) and
 told with the last one, once, with the objects it ended for (``FoldedEnd``:
-a message says how many, ``rules/folded_facts.py``). Firing and resolution
+a message says how many, ``rules/facts/folded.py``). Firing and resolution
 share the owner's fingerprint. The ends kept are in a ``FoldedEnds`` store
 (the ``folded_ends`` table in the service), so a restart neither tells the
 owner's end early nor forgets the ends before it; one whose owner has no
@@ -32,8 +32,8 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from notifier.kinds.registry import spec_of
-from notifier.rules.notifying import digest_id, fingerprint
-from notifier.rules.resolving import Firing, Resolver, escalates
+from notifier.rules.facts.notifying import digest_id, fingerprint
+from notifier.rules.incidents.resolving import Firing, Resolver, escalates
 from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import Transition
 from notifier.transitions.owners import owner_of

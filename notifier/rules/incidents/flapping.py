@@ -3,7 +3,7 @@
 For each rule with ``flapping: {changes: N, within: W}`` and each object the
 rule matched, the detector keeps the times the object entered or left the
 rule's ``to:`` states; while the rule's incident about the object is open
-(``rules/resolving.py``) the object counts as inside, so the kubelet's
+(``rules/incidents/resolving.py``) the object counts as inside, so the kubelet's
 crash-loop cycle is no change, and flapping counts incidents that open and
 end. When N of them fall within W, the object is *flapping*: the rule tells
 that once, then keeps quiet about the object (its notifications and
