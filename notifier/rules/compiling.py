@@ -31,7 +31,7 @@ from notifier.rules.matching.match_compiler import CompiledMatch, MatchCompiler,
 from notifier.rules.matching.predicates import Matcher, NotOptedOut, OriginIn
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
 from notifier.rules.ruleset import CompiledRule, Ruleset
-from notifier.rules.suppression.inhibition_compiling import compile_inhibition
+from notifier.rules.suppression.inhibitions import compile_inhibition
 from notifier.rules.suppression.mute_windows import MuteWindow, compile_window
 
 DEFAULT_ROUTE = "default"

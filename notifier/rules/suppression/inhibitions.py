@@ -14,17 +14,28 @@ or CronJob itself, or the owner of anything else, as ``Kind/name``);
 ``label:<key>``. A key an object does not have is "", so two objects lacking
 it are equal: name keys both have.
 
+``compile_inhibition`` makes one from an ``inhibit_rules:`` entry, every problem
+with its place. A source's ``to`` names the states that make it active (held
+now, not just entered: a Node NotReady for an hour still inhibits); they must
+be states of its kinds. Both sides are matched whatever the transition's
+origin: a source seen in the initial list is active from the start.
+
 Pure and thread-safe (one lock over the active sources).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from notifier.kinds.registry import spec_of
+from notifier.kinds.registry import Kinds, spec_of
 from notifier.objects import EventType, Kind, ObjectKey
+from notifier.origin import Origin
+from notifier.rules.config.problems import KeyPath, RuleProblems
+from notifier.rules.config.specs import InhibitSpec
+from notifier.rules.matching.match_compiler import MatchCompiler
 from notifier.rules.matching.predicates import Matcher
 from notifier.rules.matching.probing import Probe
 from notifier.transitions.model import Transition
@@ -108,3 +119,37 @@ def _holds(inhibition: CompiledInhibition, probe: Probe) -> bool:
     if inhibition.source_states.isdisjoint(transition.new_states):
         return False
     return inhibition.source.first_failure(probe) is None
+
+
+_LABEL_KEY = re.compile(r"^label:[A-Za-z0-9./_-]{1,316}$")
+_EVERY_ORIGIN = frozenset(Origin)
+
+
+def compile_inhibition(
+    position: int, spec: InhibitSpec, problems: RuleProblems, vocabulary: Kinds
+) -> CompiledInhibition | None:
+    path: KeyPath = ("inhibit_rules", position)
+    before = len(problems.items)
+    if not spec.source.to:
+        problems.add((*path, "source", "to"), "name the states that make a source active")
+    source_only = spec.source.model_copy(update={"to": []})
+    source, kinds, _ = MatchCompiler(problems, (*path, "source"), vocabulary).compile(
+        source_only, origins=_EVERY_ORIGIN, opt_out_annotation=None
+    )
+    states = frozenset().union(*(vocabulary.states_for(kind) for kind in kinds))
+    for index, name in enumerate(spec.source.to):
+        if name not in states:
+            where = (*path, "source", "to", index)
+            problems.add(where, f"{name!r} is not a state of {'/'.join(sorted(kinds))}")
+    target, _, _ = MatchCompiler(problems, (*path, "target"), vocabulary).compile(
+        spec.target, origins=_EVERY_ORIGIN, opt_out_annotation=None
+    )
+    for index, key in enumerate(spec.equal):
+        if key not in EQUAL_KEYS and not _LABEL_KEY.match(key):
+            expected = ", ".join(EQUAL_KEYS)
+            problems.add((*path, "equal", index), f"unknown key {key!r}: {expected} or label:<key>")
+    if len(problems.items) > before:
+        return None
+    return CompiledInhibition(
+        spec.name, kinds, frozenset(spec.source.to), source, target, tuple(spec.equal)
+    )
