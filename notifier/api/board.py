@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import partial
 
-from notifier.api.page.views import FiringItem, Paged, Told, Where
+from notifier.api.page.views import FiringItem, Told
+from notifier.api.paged import Paged, Where
 from notifier.objects import EventType
 from notifier.rules.decisions import Decision
 from notifier.rules.matching.probing import EvalContext, Probe

@@ -16,7 +16,7 @@ import threading
 from collections import deque
 from typing import Any, NamedTuple
 
-from notifier.api.page.views import Paged
+from notifier.api.paged import Paged
 from notifier.kinds.event import Event
 from notifier.rules.decisions import Decision
 from notifier.transitions.model import Change, Transition

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from notifier.api.page.views import Paged, Where
+from notifier.api.paged import Paged, Where
 from notifier.rules.timing.held_back import OpenGroup, PendingTimer, Shown
 
 _T = TypeVar("_T")

@@ -22,7 +22,6 @@ from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,
     HealthView,
-    Paged,
     PageParts,
     Replay,
     ReplayOutcome,
@@ -32,6 +31,7 @@ from notifier.api.page.views import (
     Told,
     Writes,
 )
+from notifier.api.paged import Paged
 from notifier.api.waiting import WaitingList
 from notifier.delivery.delivery import Delivery
 from notifier.delivery.ledger import SendLedger

@@ -11,8 +11,9 @@ from fastapi.staticfiles import StaticFiles
 
 from notifier.api.page.forms import add_forms
 from notifier.api.page.rendering import render
-from notifier.api.page.views import FiringItem, Paged, PageParts, Where
+from notifier.api.page.views import FiringItem, PageParts
 from notifier.api.page.wording import visible
+from notifier.api.paged import Paged, Where
 from notifier.silences.book import SilenceError, parse_matchers
 
 FIRING_PER_PAGE = 100

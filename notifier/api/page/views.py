@@ -10,37 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Generic, NamedTuple, Protocol, TypeVar
+from typing import NamedTuple, Protocol
 
+from notifier.api.decisions import DecisionRecord
+from notifier.api.paged import Paged, Where
 from notifier.api.readiness import Verdict
 from notifier.rules.timing.held_back import OpenGroup, PendingTimer
 from notifier.silences.book import Silence
-
-if TYPE_CHECKING:
-    from notifier.api.decisions import DecisionRecord
-
-_T = TypeVar("_T")
-
-
-@dataclass(frozen=True, slots=True)
-class Paged(Generic[_T]):
-    items: list[_T]
-    total: int  # how many matched, over every page
-    offset: int
-    limit: int
-
-    @property
-    def has_next(self) -> bool:
-        return self.offset + len(self.items) < self.total
-
-
-@dataclass(frozen=True, slots=True)
-class Where:
-    """The Now view's filter: empty means any."""
-
-    namespace: str = ""
-    kind: str = ""
-    rule: str = ""
 
 
 class Told(NamedTuple):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from notifier.api.board import FiringBoard
-from notifier.api.page.views import FiringItem, Told, Where
+from notifier.api.page.views import FiringItem, Told
+from notifier.api.paged import Where
 from notifier.rules.decisions import Decision
 from notifier.transitions.model import Transition
 from tests.unit.rules.builders import POD_JSON, changed, crashloop, transition

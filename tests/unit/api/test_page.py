@@ -14,7 +14,6 @@ from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,
     NewSilence,
-    Paged,
     PageParts,
     SendFailure,
     SendState,
@@ -23,6 +22,7 @@ from notifier.api.page.views import (
     Told,
     Writes,
 )
+from notifier.api.paged import Paged
 from notifier.api.readiness import Readiness
 from notifier.api.waiting import WaitingList
 from notifier.rules.decisions import Decision

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from notifier.api.page.views import Where
+from notifier.api.paged import Where
 from notifier.api.waiting import WaitingList
 from notifier.rules.engine import RulesEngine
 from notifier.rules.timing.held_back import Member
