@@ -21,13 +21,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TextIO
 
 import msgspec
 import yaml
 
-from notifier.cli.commands import add_rules_commands
 from notifier.cli.rules_bodies import print_bodies
 from notifier.cli.rules_inputs import load_for_test, read_object
 from notifier.cli.rules_silences import apply_silences, read_silences
@@ -44,15 +43,6 @@ from notifier.sinks import lines
 from notifier.templating.environment import format_duration
 from notifier.transitions.detecting import detect
 from notifier.transitions.model import Transition
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``rules ...`` on its own (tests, or ``python -m notifier.cli.rules``)."""
-    parser = argparse.ArgumentParser(prog="kube-notifier")
-    add_rules_commands(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    code: int = args.handler(args)
-    return code
 
 
 def run_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -164,7 +154,3 @@ def _print_explanation(
         detail = f": {verdict.detail}" if verdict.detail else ""
         marker = "+" if verdict.outcome is Outcome.MATCHED else "-"
         print(f"  {marker} {verdict.rule.name} [{verdict.outcome}]{detail}", file=out)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

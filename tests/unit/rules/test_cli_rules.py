@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from notifier.cli import main
 from notifier.cli.commands import add_rules_commands
-from notifier.cli.rules import main
 from notifier.exits import Exit
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, SERVICE_JSON, changed
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from notifier.cli.rules import main
+from notifier.cli import main
 from notifier.notifications import FACT_NAMES
 from notifier.rules.facts.contexts import DIGEST_NAMES, SINGLE_NAMES
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, changed

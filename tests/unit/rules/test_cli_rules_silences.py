@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from notifier.cli.rules import main
+from notifier.cli import main
 from tests.unit.rules.builders import CRASHLOOP_STATUS, POD_JSON, changed
 
 EXAMPLE = Path(__file__).parents[3] / "config.example.yaml"

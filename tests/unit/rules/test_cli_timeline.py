@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import yaml
 
-from notifier.cli.rules import main
+from notifier.cli import main
 
 DATA = Path(__file__).parents[2] / "data" / "timeline"
 COMPLETE, ROLLING, BACK = (DATA / f"db-{n}.yaml" for n in ("complete", "rolling", "rolled-back"))
