@@ -26,7 +26,7 @@ grow by a quarter), and each new object is scanned twice more on its way
 there: 0.25-0.35 CPU s of a 12,000-object start, about a sixth of it. What
 the imports made (the modules, classes and functions, and the ~800 objects,
 ~0.2 MB, they left in cycles: no collection runs between the imports and
-``run``, see ``service/options.py``) is frozen out of the GC's reach first;
+``run``, see ``cli/run.py``) is frozen out of the GC's reach first;
 the pause ends once the lists are cached and frozen (``kinds/sharing.py``'s
 ``freeze_heap``, whose full collection frees the few garbage cycles the start
 made), or after ``Settings.collection_paused_seconds`` if the lists take longer

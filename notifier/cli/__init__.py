@@ -2,7 +2,7 @@
 list and replay ``dead-letters``.
 
 Only the flags are imported here; a command's modules are imported once it
-is chosen (``cli/commands.py``, ``service/options.py``)."""
+is chosen (``cli/commands.py``, ``cli/run.py``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from notifier.cli.commands import (
     add_silence_commands,
     add_sink_commands,
 )
-from notifier.service.options import add_run_command
+from notifier.cli.run import add_run_command
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from notifier.cli import build_parser
-from notifier.service.options import options_from
+from notifier.cli.run import options_from
 from notifier.source.access import cluster_access
 from notifier.source.client import ApiError, RawClient
 from notifier.source.credentials import load_access

@@ -136,7 +136,7 @@ def test_a_kubeconfig_list_in_the_environment_is_merged(
 
     import argparse
 
-    from notifier.service.options import add_run_command
+    from notifier.cli.run import add_run_command
     from notifier.source.access import cluster_access
 
     parser = argparse.ArgumentParser()

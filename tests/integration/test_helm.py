@@ -34,7 +34,8 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from notifier.cli import build_parser
-from notifier.service.options import RunOptions, options_from
+from notifier.cli.run import options_from
+from notifier.service.options import RunOptions
 from tests.controlplane import assets
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.service import ServiceProcess
