@@ -6,13 +6,14 @@ matchers hold, between ``starts_at`` and ``ends_at``. Matchers are
 the rules' name patterns (``web-*``, ``~^ci-[0-9]+$``, ``!kube-*``);
 ``kind`` is exact; ``label:<key>`` is the object's label, exact. The list
 lives in a ConfigMap every replica watches (``silences/watching.py``) and the
-CLI and the page edit (``silences/writing.py``); this module is pure.
+CLI and the page edit (``silences/writing.py``: a ``NewSilence`` asked for,
+through the ``SilenceWrites`` the root hands the page); this module is pure.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -100,6 +101,24 @@ def _pattern_value(key: str, probe: Probe, rule: str) -> str:
     meta = probe.obj.metadata
     values: Mapping[str, str] = {"namespace": meta.namespace, "name": meta.name, "rule": rule}
     return values[key]
+
+
+class SilenceWriteError(Exception):
+    """A silence could not be written; the message says why (shown on the page)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NewSilence:
+    matchers: dict[str, str]
+    seconds: float
+    comment: str
+    author: str
+
+
+@dataclass(frozen=True, slots=True)
+class SilenceWrites:
+    add: Callable[[NewSilence], str]  # the new silence's id
+    expire: Callable[[str], None]
 
 
 class SilenceBook:

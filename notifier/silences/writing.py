@@ -17,8 +17,14 @@ from typing import Any
 import msgspec
 import urllib3
 
-from notifier.api.page.views import NewSilence, SilenceWriteError, SilenceWrites
-from notifier.silences.book import SILENCES_DECODER, SILENCES_KEY, Silence
+from notifier.silences.book import (
+    SILENCES_DECODER,
+    SILENCES_KEY,
+    NewSilence,
+    Silence,
+    SilenceWriteError,
+    SilenceWrites,
+)
 from notifier.source.access import failure
 from notifier.source.client import ApiError, RawClient
 

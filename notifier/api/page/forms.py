@@ -17,9 +17,9 @@ from starlette.concurrency import run_in_threadpool
 
 from notifier.api.page.guard import RefusedError, checked_form
 from notifier.api.page.notices import remember_notice
-from notifier.api.page.views import NewSilence, PageParts, SilenceWriteError, Writes
+from notifier.api.page.views import PageParts, Writes
 from notifier.rules.config.durations import parse_duration
-from notifier.silences.book import SilenceError, parse_matchers
+from notifier.silences.book import NewSilence, SilenceError, SilenceWriteError, parse_matchers
 
 FORBIDDEN = 403
 MAX_SILENCE_SECONDS = 30 * 86400

@@ -16,7 +16,7 @@ from notifier.api.decisions import DecisionRecord
 from notifier.api.paged import Paged, Where
 from notifier.api.readiness import Verdict
 from notifier.rules.timing.held_back import OpenGroup, PendingTimer
-from notifier.silences.book import Silence
+from notifier.silences.book import Silence, SilenceWrites
 
 
 class Told(NamedTuple):
@@ -83,24 +83,6 @@ class WaitingView(Protocol):
 
 class DecisionView(Protocol):
     def search(self, text: str, offset: int, limit: int) -> Paged[DecisionRecord]: ...
-
-
-class SilenceWriteError(Exception):
-    """A silence could not be written; the message says why (shown on the page)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NewSilence:
-    matchers: dict[str, str]
-    seconds: float
-    comment: str
-    author: str
-
-
-@dataclass(frozen=True, slots=True)
-class SilenceWrites:
-    add: Callable[[NewSilence], str]  # the new silence's id
-    expire: Callable[[str], None]
 
 
 class SilenceView(Protocol):

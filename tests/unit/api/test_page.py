@@ -13,11 +13,9 @@ from notifier.api.decisions import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,
-    NewSilence,
     PageParts,
     SendFailure,
     SendState,
-    SilenceWrites,
     SinkQueue,
     Told,
     Writes,
@@ -27,7 +25,7 @@ from notifier.api.readiness import Readiness
 from notifier.api.waiting import WaitingList
 from notifier.rules.decisions import Decision
 from notifier.rules.engine import RulesEngine
-from notifier.silences.book import Silence
+from notifier.silences.book import NewSilence, Silence, SilenceWrites
 from notifier.transitions.model import Change
 from tests.unit.rules.builders import NOW, crashloop, ruleset
 from tests.unit.sinks.factories import notification

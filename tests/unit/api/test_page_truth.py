@@ -8,8 +8,9 @@ import re
 
 from notifier.api.headers import HEADERS
 from notifier.api.page.notices import COOKIE
-from notifier.api.page.views import NewSilence, SendState
+from notifier.api.page.views import SendState
 from notifier.rules.decisions import Decision
+from notifier.silences.book import NewSilence
 from tests.unit.api.test_page import FakeChecks, FakeSent, page_client
 from tests.unit.rules.builders import crashloop
 
