@@ -45,7 +45,7 @@ from notifier.rules.matching.probing import (
     no_namespace_labels,
     safely,
 )
-from notifier.rules.quieting import inhibit, silence
+from notifier.rules.quieting import NO_SILENCES, Silences, inhibit, silence
 from notifier.rules.resolutions import resolution
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.suppression.inhibitions import Inhibitor
@@ -55,7 +55,6 @@ from notifier.rules.timing.holding import Holding, NoHolding, Released, joined
 from notifier.rules.timing.stays import StayStore
 from notifier.rules.timing.timekeeper import TimeKeeper
 from notifier.rules.timing.timers import FOR_STEP, Timer, TimerStore
-from notifier.silences.book import SilenceBook
 from notifier.transitions.model import Transition
 
 Clock = Callable[[], float]
@@ -72,7 +71,7 @@ class RulesEngine:
         owner_of: OwnerLookup = default_owner_of,
         holding: Holding | None = None,
         firings: Firings | None = None,
-        silences: SilenceBook | None = None,
+        silences: Silences | None = None,
         timers: TimerStore | None = None,
         stays: StayStore | None = None,
         folded_ends: FoldedEnds | None = None,
@@ -84,7 +83,7 @@ class RulesEngine:
         resolver = Resolver(firings)
         self._folding = Folding(resolver, folded_ends)
         self._inhibitor = Inhibitor()
-        self._silences = silences or SilenceBook()
+        self._silences = silences or NO_SILENCES
         self._time = TimeKeeper(timers, resolver, stays)
         self._admissions = Admissions(holding or NoHolding(), resolver, self._folding, self._time)
 

@@ -2,13 +2,16 @@
 
 Both take an ``Evaluation`` and return it with the routes they mute removed,
 recording each in the ``Decision`` (named, for /debug/decisions) and in the
-suppressed counter. Pure apart from the state they are handed.
+suppressed counter. Pure apart from the state they are handed. The silences
+are asked through ``Silences`` (the book, ``silences/book.py``, is one; with
+none given, ``NO_SILENCES``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
@@ -16,7 +19,20 @@ from notifier.rules.matching.probing import Probe
 from notifier.rules.metrics import SuppressReason
 from notifier.rules.ruleset import Evaluation
 from notifier.rules.suppression.inhibitions import CompiledInhibition, Inhibitor
-from notifier.silences.book import SilenceBook
+
+
+class Silences(Protocol):
+    """What the rules ask of the silences: the one that mutes ``rule`` about ``probe`` now."""
+
+    def silenced_by(self, probe: Probe, rule: str, now: float) -> str | None: ...
+
+
+class _NoSilences:
+    def silenced_by(self, probe: Probe, rule: str, now: float) -> str | None:
+        return None
+
+
+NO_SILENCES: Silences = _NoSilences()
 
 
 def inhibit(
@@ -40,9 +56,7 @@ def inhibit(
     return replace(evaluation, routes=())
 
 
-def silence(
-    book: SilenceBook, probe: Probe, evaluation: Evaluation, decision: Decision
-) -> Evaluation:
+def silence(book: Silences, probe: Probe, evaluation: Evaluation, decision: Decision) -> Evaluation:
     """Routes an active silence mutes are kept from sending."""
     kept = []
     for rule in evaluation.routes:
