@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from notifier.api.checks import Check, CheckResult, run_checks
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.api.headers import SecurityHeaders
 from notifier.api.page.views import PageParts
 from notifier.api.readiness import Readiness, Verdict

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from notifier import build_info  # noqa: F401 - registers build info
 from notifier.api.board import FiringBoard
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.delivery.building import build_delivery
 from notifier.delivery.credentials import CredentialChecks
 from notifier.dispatch.stage import RoutingStage, Ticker, both

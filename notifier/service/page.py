@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from notifier.api.board import FiringBoard
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,

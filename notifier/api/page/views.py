@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from notifier.api.decisions import DecisionRecord
+from notifier.api.decision_log import DecisionRecord
 from notifier.api.paged import Paged, Where
 from notifier.api.readiness import Verdict
 from notifier.rules.timing.held_back import OpenGroup, PendingTimer

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from markupsafe import Markup
 
-from notifier.api.decisions import DecisionRecord
+from notifier.api.decision_log import DecisionRecord
 from notifier.api.page.views import SendState, Told
 
 Sent = Callable[[Told], SendState]

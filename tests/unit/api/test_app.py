@@ -11,7 +11,7 @@ from starlette.types import ASGIApp
 
 from notifier.api.app import BuiltOnFirstRequest, create_app
 from notifier.api.checks import flag
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.api.headers import HEADERS
 from notifier.api.readiness import Readiness
 

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 from notifier.api.app import create_app
 from notifier.api.board import FiringBoard
 from notifier.api.checks import Check, flag
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.api.page.views import (
     DeadLetterItem,
     FiringItem,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from notifier.api.decisions import DecisionLog
+from notifier.api.decision_log import DecisionLog
 from notifier.api.page.views import SendState, Told
 from notifier.api.page.wording import outcome, reasons
 from notifier.kinds.diffing import Change
