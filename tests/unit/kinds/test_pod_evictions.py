@@ -14,6 +14,9 @@ import pytest
 from notifier.kinds.pod import ENDED_BY_KUBELET, POD, Pod, PodStatus
 from notifier.kinds.workload import PodSpec
 from notifier.objects import Condition, ObjectMeta
+from notifier.origin import Origin
+from notifier.rules.facts import single_context
+from notifier.transitions.detecting import detect
 from notifier.transitions.states import states_of
 
 PRESSURE = "The node was low on resource: memory. Threshold quantity: 100Mi, available: 90Mi. "
@@ -107,3 +110,20 @@ def test_a_disruption_not_true_is_no_eviction() -> None:
 def test_an_evictions_message_says_why(pod: Pod, told: tuple[str, str]) -> None:
     facts = POD.facts(pod, None)
     assert (facts["reason"], facts["message"]) == told
+
+
+def test_the_kubelets_words_are_bounded_in_the_message() -> None:
+    words = "The node was low on resource: memory. <!channel> " * 200
+    cause = Condition(
+        type="DisruptionTarget", status="True", reason="TerminationByKubelet", message=words
+    )
+    running = Pod(metadata=ObjectMeta(name="p", resource_version="1"), status=PodStatus("Running"))
+    evicted = Pod(
+        metadata=ObjectMeta(name="p", resource_version="2"),
+        status=PodStatus("Succeeded", conditions=(cause,)),
+    )
+    found = detect(running, evicted, origin=Origin.LIVE, observed_at=1.0, correlation_id="t")
+    assert found is not None and "Evicted" in found.new_states
+    context = single_context(found, cluster="", rule="r", owner=None)
+    [said] = [value for label, value in context["details"] if label == "Reason"]
+    assert said.startswith("Evicted: The node was low") and len(said) <= len("Evicted: ") + 500
