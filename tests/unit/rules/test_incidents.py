@@ -109,6 +109,9 @@ CASES = [
     pytest.param(kubelet.never_ready(), id="readiness probe that never passes"),
     pytest.param(kubelet.evicted(code=143), id="pod evicted, exit 143 on SIGTERM"),
     pytest.param(kubelet.evicted(code=0), id="pod evicted, exit 0 on SIGTERM"),
+    pytest.param(
+        kubelet.evicted(code=0, failed_first=True), id="pod evicted, exit 0, Failed first"
+    ),
 ]
 
 
