@@ -156,6 +156,10 @@ class Incident:
     wanted: int = 1
     resolved: int = 0
     notes: tuple[str, ...] = field(default=())
+    # the incident (earlier in INCIDENTS) that must have played out before this one starts:
+    # two pods past their limits in one pass of the eviction manager are evicted one after
+    # the other, and the first may restart while the kubelet is busy with the second
+    after: str = ""
 
 
 INCIDENTS = (
@@ -265,6 +269,7 @@ INCIDENTS = (
         "pod evicted, its program exiting 0 on SIGTERM",
         (filler("filler-clean", "fill-clean"),),
         ended("filler-clean"),
+        after="eviction",
     ),
     Incident(
         NODE_LOST,
