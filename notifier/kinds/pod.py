@@ -43,6 +43,18 @@ RESTARTED = "RestartCountIncreased"
 # The Ready condition's reasons once a Pod's containers have all ended (a Job's Pod): its
 # readiness is over, not lost.
 _FINISHED = frozenset({"PodCompleted", "PodFailed"})
+EVICTED = "Evicted"
+# The condition the kubelet and the controllers set on a Pod they end, and the one reason of
+# it that is the kubelet's own (node pressure, node shutdown); the others (the scheduler's
+# preemption, the taint manager, the Eviction API, the pod GC) come with a deletion: the
+# Pod is ``Terminating`` (docs/transitions.md, "Evicted").
+DISRUPTION = "DisruptionTarget"
+BY_KUBELET = "TerminationByKubelet"
+# What a message says of an eviction that left no words on the Pod (its Events hold them).
+ENDED_BY_KUBELET = (
+    "the kubelet stopped this Pod although its restartPolicy is Always (an eviction: "
+    "the Pod's Events say why)"
+)
 
 
 class PodStatus(Wire, frozen=True):
@@ -71,11 +83,36 @@ def pod_states(pod: Pod) -> frozenset[str]:
         states.add(phase)
     if phase == "Running":
         states.update(_readiness(status.conditions))
-    if status.reason == "Evicted":
-        states.add("Evicted")
+    if evicted(pod):
+        states.add(EVICTED)
     if pod.metadata.deletion_timestamp:
         states.add("Terminating")
     return frozenset(states)
+
+
+def evicted(pod: Pod) -> bool:
+    """The kubelet evicted the Pod.
+
+    Its reason says so while the phase is ``Failed``. A program that exits 0 on SIGTERM
+    leaves the Pod ``Succeeded`` and the kubelet drops the reason with the phase: then its
+    ``DisruptionTarget`` condition says so (node pressure), or nothing on the Pod does (an
+    emptyDir or ephemeral-storage limit) but that it ended while its restart policy is
+    ``Always`` and no one deleted it, which only the kubelet does.
+    """
+    status = pod.status
+    return status.reason == EVICTED or _eviction(status) is not None or _ended_by_kubelet(pod)
+
+
+def _eviction(status: PodStatus) -> Condition | None:
+    """The kubelet's ``DisruptionTarget`` condition, when it is set and ``True``."""
+    found = condition(status.conditions, DISRUPTION)
+    ended = found is not None and found.status == "True" and found.reason == BY_KUBELET
+    return found if ended else None
+
+
+def _ended_by_kubelet(pod: Pod) -> bool:
+    always = (pod.spec.restart_policy or "Always") == "Always"
+    return always and pod.status.phase == "Succeeded" and not pod.metadata.deletion_timestamp
 
 
 def restarted_containers(old: Pod, new: Pod) -> list[ContainerStatus]:
@@ -165,14 +202,25 @@ def _facts(pod: Pod, old: Pod | None) -> Facts:
         () if old is None else old.status.container_statuses + old.status.init_container_statuses,
     )
     statuses = pod.status.container_statuses + pod.status.init_container_statuses
+    reason, message = _told(pod)
     return Facts(
-        reason=pod.status.reason or (container["reason"] if container else ""),
-        message=pod.status.message or (container["message"] if container else ""),
+        reason=reason or (container["reason"] if container else ""),
+        message=message or (container["message"] if container else ""),
         container=container,
         restart_count=sum(status.restart_count for status in statuses),
         exit_code=container["exit_code"] if container else None,
         details=(),
     )
+
+
+def _told(pod: Pod) -> tuple[str, str]:
+    """The Pod's own reason and message; for an eviction the phase did not keep, the
+    kubelet's words on its condition, or ours where it left none."""
+    status = pod.status
+    if status.reason or not evicted(pod):
+        return status.reason, status.message
+    eviction = _eviction(status)
+    return EVICTED, eviction.message if eviction is not None else ENDED_BY_KUBELET
 
 
 def _share(sharing: Sharing, pod: Pod) -> Pod:
@@ -240,7 +288,10 @@ POD = KindSpec(
         "with `for:` a Pod stuck creating (a sandbox that cannot be made, "
         "`FailedCreatePodSandBox`; volumes that do not mount, `FailedMount`)",
         OOM_KILLED: f"{_CONTAINERS}: terminated `OOMKilled`, or waiting after one",
-        "Evicted": '`status.reason == "Evicted"`',
+        EVICTED: '`status.reason == "Evicted"`; or, as an evicted program that exits 0 '
+        "leaves the Pod `Succeeded` with no reason, `status.conditions[DisruptionTarget]` "
+        "`True/TerminationByKubelet`, or `Succeeded` with `spec.restartPolicy` `Always` "
+        "and not `Terminating`",
         "Terminating": "`metadata.deletionTimestamp` is set",
     },
     signals={RESTARTED: f"{_CONTAINERS}`.restartCount` grew (matched by name)"},
@@ -259,6 +310,6 @@ POD = KindSpec(
     log_sources=lambda pod: log_sources(
         pod.status.init_container_statuses + pod.status.container_statuses
     ),
-    critical=(OOM_KILLED, *WAITING_STATES, "Evicted", "Failed"),
+    critical=(OOM_KILLED, *WAITING_STATES, EVICTED, "Failed"),
     warning=("NotReady", "Terminating", "Unknown"),
 )

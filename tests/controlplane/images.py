@@ -1,10 +1,10 @@
 """The real node's container images: one static Go binary of ours, packed without docker.
 
 ``workload/main.go`` is every container the real-node tests run (modes ``pause``,
-``serve``, ``crash``, ``ok``, ``oom``, ``fill``). It is built once into the assets cache
-under a name that carries its source's hash, then packed as docker-archive tarballs (a
-``manifest.json``, an image config and one layer, written here with ``tarfile``) that
-``ctr -n k8s.io images import`` takes. The pause image is the same binary with the
+``serve``, ``crash``, ``ok``, ``oom``, ``fill``, ``fill-clean``). It is built once into the
+assets cache under a name that carries its source's hash, then packed as docker-archive
+tarballs (a ``manifest.json``, an image config and one layer, written here with
+``tarfile``) that ``ctr -n k8s.io images import`` takes. The pause image is the same binary with the
 ``pause`` mode as its entrypoint, named as containerd's ``sandbox_image``.
 """
 

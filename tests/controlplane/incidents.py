@@ -74,13 +74,14 @@ def _memory(limit: str) -> Manifest:
     return {"resources": {"limits": {"memory": limit}, "requests": {"memory": limit}}}
 
 
-def filler(limit: str = "1Mi") -> Manifest:
+def filler(name: str = "filler", mode: str = "fill", limit: str = "1Mi") -> Manifest:
     """A pod writing 4 MiB into an emptyDir of ``limit``: the kubelet's eviction manager
-    evicts it ("Usage of EmptyDir volume ... exceeds the limit") at its next pass."""
+    evicts it ("Usage of EmptyDir volume ... exceeds the limit") at its next pass. Its
+    program exits 143 on SIGTERM (``fill``) or 0 (``fill-clean``)."""
     mount = {"name": "scratch", "mountPath": "/scratch"}
-    main = container("fill", args=["fill", "/scratch"], volumeMounts=[mount])
+    main = container(mode, args=[mode, "/scratch"], volumeMounts=[mount])
     volume = {"name": "scratch", "emptyDir": {"sizeLimit": limit}}
-    return pod("filler", pod_spec(main, volumes=[volume]))
+    return pod(name, pod_spec(main, volumes=[volume]))
 
 
 def _probe(path: str) -> Manifest:
@@ -108,6 +109,16 @@ def phase(name: str, wanted: str) -> Callable[[StatusRecorder, str], bool]:
     def done(rec: StatusRecorder, ns: str) -> bool:
         body = rec.get("Pod", ns, name) or {}
         return bool((body.get("status") or {}).get("phase") == wanted)
+
+    return done
+
+
+def ended(name: str) -> Callable[[StatusRecorder, str], bool]:
+    """``name`` reached a terminal phase, ``Succeeded`` or ``Failed``."""
+
+    def done(rec: StatusRecorder, ns: str) -> bool:
+        body = rec.get("Pod", ns, name) or {}
+        return (body.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
     return done
 
@@ -145,6 +156,10 @@ class Incident:
     wanted: int = 1
     resolved: int = 0
     notes: tuple[str, ...] = field(default=())
+    # the incident (earlier in INCIDENTS) that must have played out before this one starts:
+    # two pods past their limits in one pass of the eviction manager are evicted one after
+    # the other, and the first may restart while the kubelet is busy with the second
+    after: str = ""
 
 
 INCIDENTS = (
@@ -248,6 +263,13 @@ INCIDENTS = (
         "pod evicted (emptyDir past its sizeLimit)",
         (filler(),),
         phase("filler", "Failed"),
+    ),
+    Incident(
+        "eviction-clean",
+        "pod evicted, its program exiting 0 on SIGTERM",
+        (filler("filler-clean", "fill-clean"),),
+        ended("filler-clean"),
+        after="eviction",
     ),
     Incident(
         NODE_LOST,

@@ -158,13 +158,17 @@ class Scenario:
         self.recorder.wait_synced()
         started = time.monotonic()
         for incident in INCIDENTS:
-            self._create(incident)
+            if not incident.after:
+                self._create(incident)
         for incident in INCIDENTS:
             wait_until(
                 lambda i=incident: i.played_out(self.recorder, i.name),  # type: ignore[misc]
                 PLAY_SECONDS - (time.monotonic() - started),
                 f"incident {incident.name} played out",
             )
+            for later in INCIDENTS:
+                if later.after == incident.name:
+                    self._create(later)
         self.lose_node()
         self._wait_quiet()
         told = {name: self.told_by(n) for name, n in self.notifiers.items()}

@@ -24,13 +24,16 @@ from tests.controlplane.cluster import ControlPlane
 
 Body = dict[str, Any]
 ObjectId = tuple[str, str, str]  # kind, namespace ("" for a Node), name
+_DISRUPTION = "DisruptionTarget"
 
 
 def _conditions(status: Body) -> list[str]:
     found = []
     for cond in status.get("conditions") or []:
         text = f"{cond['type']}={cond['status']}"
-        found.append(text + (f" ({cond['reason']})" if cond.get("reason") else ""))
+        text += f" ({cond['reason']})" if cond.get("reason") else ""
+        # a disruption's message names its cause (e.g. the node's pressure)
+        found.append(text + (f": {cond['message']}" if cond["type"] == _DISRUPTION else ""))
     return sorted(found)
 
 
@@ -48,10 +51,11 @@ def summary(kind: str, body: Body) -> Body:
     status = body.get("status") or {}
     if kind == "Pod":
         containers = {c["name"]: _container(c) for c in status.get("containerStatuses") or []}
-        reason = {"reason": status["reason"]} if status.get("reason") else {}  # e.g. Evicted
+        # e.g. Evicted, with the kubelet's words for it
+        told = {key: status[key] for key in ("reason", "message") if status.get(key)}
         return {
             "phase": status.get("phase", ""),
-            **reason,
+            **told,
             "conditions": _conditions(status),
             "containers": containers,
         }

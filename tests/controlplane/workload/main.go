@@ -8,6 +8,7 @@
 //	oom    allocate and touch memory 8 MiB at a time until the kernel kills it
 //	fill   write 4 MiB into the directory given as the next argument, then wait; exit 143
 //	       on SIGTERM, as a program with no handler of its own would (128 + SIGTERM)
+//	fill-clean  as fill, but exit 0 on SIGTERM, as a program that shuts down cleanly would
 package main
 
 import (
@@ -38,7 +39,9 @@ func main() {
 	case "oom":
 		oom()
 	case "fill":
-		fill(os.Args[2:])
+		fill(os.Args[2:], 143)
+	case "fill-clean":
+		fill(os.Args[2:], 0)
 	default:
 		fmt.Fprintf(os.Stderr, "workload: unknown mode %q\n", mode)
 		os.Exit(2)
@@ -101,7 +104,7 @@ func oom() {
 	}
 }
 
-func fill(args []string) {
+func fill(args []string, stopped int) {
 	if len(args) != 1 {
 		fmt.Fprintln(os.Stderr, "workload: fill needs a directory")
 		os.Exit(2)
@@ -113,5 +116,5 @@ func fill(args []string) {
 	}
 	fmt.Printf("workload: wrote 4 MiB to %s\n", path)
 	<-stopSignals()
-	os.Exit(143)
+	os.Exit(stopped)
 }

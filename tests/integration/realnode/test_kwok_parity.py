@@ -61,13 +61,19 @@ def _stage_as_played(outcome: Outcome, namespace: str) -> str:
     """kwok's stage for the crash loop the real kubelet played. Whether the kubelet posts
     the first run Running and Ready before it exits is a race (the container exits within
     milliseconds): Ready first is kwok's ``crashloop`` (told ``Ready -> CrashLoopBackOff``),
-    never Ready before the first back-off is ``crash-at-start`` (told from Pending)."""
+    never Ready before the first back-off is ``crash-at-start`` (told from Pending). The
+    back-off starts with the container ``terminated``, before ``CrashLoopBackOff`` shows:
+    a Ready after it is the restart's."""
     for change in outcome.recorder.story("Pod", namespace, "crasher"):
         if "Ready=True" in change.summary["conditions"]:
             return "crashloop"
-        if any("CrashLoopBackOff" in state for state in change.summary["containers"].values()):
+        if any(_backing_off(state) for state in change.summary["containers"].values()):
             break
     return "crash-at-start"
+
+
+def _backing_off(state: str) -> bool:
+    return state.startswith("terminated:") or "CrashLoopBackOff" in state
 
 
 def test_a_crash_loop_and_an_eviction_on_kwok_are_told_as_on_the_real_node(

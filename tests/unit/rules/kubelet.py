@@ -16,6 +16,7 @@ Step = tuple[float, dict[str, Any]]
 BACK_OFFS = (10.0, 20.0, 40.0, 80.0, 160.0)
 RUNS_FOR = 2.0  # how long a crashing container runs before it ends
 CREATED = "2024-05-01T10:06:40Z"
+EMPTY_DIR_FULL = 'Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". '
 
 _STARTING = [
     {"type": "PodReadyToStartContainers", "status": "False"},
@@ -245,6 +246,41 @@ def stuck_creating(name: str = "nosandbox", span: float = 180.0) -> list[Step]:
         (span, with_status(base, 3, phase="Pending", conditions=_STARTING,
                            containerStatuses=[creating], message="still creating")),
     ]  # fmt: skip
+
+
+def evicted(name: str = "filler", *, code: int = 0, failed_first: bool = False) -> list[Step]:
+    """Evicted past its emptyDir's limit (tests/data/kubelet/eviction*.yaml): exit 143 on
+    SIGTERM ends it ``Failed``/``Evicted``; exit 0, ``Succeeded`` with no reason at all,
+    which the kubelet may post 0.1 s after a ``Failed``/``Evicted`` with the container still
+    running (``failed_first``, seen once in three runs)."""
+    base = pod(name, owner=None)
+    creating = container({"waiting": {"reason": "ContainerCreating"}})
+    running = container({"running": {}}, ready=True)
+    if code == 0:
+        phase, why, ended, told = "Succeeded", "PodCompleted", _ended("Completed", 0), {}
+    else:
+        phase, why, ended = "Failed", "PodFailed", _ended("Error", code)
+        told = {"reason": "Evicted", "message": EMPTY_DIR_FULL}
+    steps = [
+        (0.0, base),
+        (0.2, with_status(base, 2, phase="Pending", conditions=_STARTING,
+                          containerStatuses=[creating])),
+        (2.0, _running(base, 3, True, running)),
+        (6.0, with_status(base, 5, phase=phase, **told,
+                          conditions=_ready(False, why), containerStatuses=[container(ended)])),
+    ]  # fmt: skip
+    if failed_first:
+        first = with_status(
+            base,
+            4,
+            phase="Failed",
+            reason="Evicted",
+            message=EMPTY_DIR_FULL,
+            conditions=_ready(False, "PodFailed"),
+            containerStatuses=[running],
+        )
+        steps.insert(3, (5.9, first))
+    return steps
 
 
 def node(ready: str, version: int, *, tainted: bool = False) -> dict[str, Any]:

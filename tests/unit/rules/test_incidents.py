@@ -107,6 +107,11 @@ CASES = [
     pytest.param(kubelet.deployment_stuck_twice(), id="rollout stuck, again without completing"),
     pytest.param(kubelet.stuck_creating(), id="pod stuck in ContainerCreating"),
     pytest.param(kubelet.never_ready(), id="readiness probe that never passes"),
+    pytest.param(kubelet.evicted(code=143), id="pod evicted, exit 143 on SIGTERM"),
+    pytest.param(kubelet.evicted(code=0), id="pod evicted, exit 0 on SIGTERM"),
+    pytest.param(
+        kubelet.evicted(code=0, failed_first=True), id="pod evicted, exit 0, Failed first"
+    ),
 ]
 
 

@@ -99,9 +99,9 @@ _READY_FALSE = (Condition(type="Ready", status="False", reason="PodCompleted"),)
             id="Ready condition Unknown is NotReady",
         ),
         pytest.param(
-            "Succeeded",
+            "Running",
             {"conditions": _READY_FALSE},
-            {"Succeeded"},
+            {"Running"},
             id="finished pods are neither Ready nor NotReady",
         ),
         pytest.param("Failed", {"reason": "Evicted"}, {"Failed", "Evicted"}, id="evicted"),
