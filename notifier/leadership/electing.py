@@ -2,7 +2,10 @@
 
 Expiry is judged by our own clock from when we last saw the record change,
 never by comparing the server's renewTime with our clock, so clock skew
-between replicas does not matter.
+between replicas does not matter. An API server that cannot be reached fails
+every try (one each ``retry_period``): the first failure is logged in words,
+then at most one line each ``SAY_AGAIN_SECONDS`` with how many failed, and
+one line when a try reaches the server again.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from dataclasses import dataclass, replace
 
 from notifier.leadership import metrics
 from notifier.leadership.lease import LeaseClient, LeaseRecord
+from notifier.source.outage import cause
 
 log = logging.getLogger("notifier.leadership")
+
+SAY_AGAIN_SECONDS = 30.0  # while the Lease cannot be reached, a line this often at the most
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,9 @@ class LeaderElector:
         self._observed_at = 0.0
         self._last_renew = 0.0
         self.leading = False
+        self._failures = 0  # tries in a row that could not reach the Lease
+        self._failing_since = 0.0
+        self._said_at = float("-inf")
         metrics.IS_LEADER.set(0)
 
     def run(self, stop: threading.Event) -> None:
@@ -59,8 +68,10 @@ class LeaderElector:
         try:
             held = self._try_acquire_or_renew()
         except Exception as err:  # an unreachable API server is a failed renewal, nothing more
-            log.warning("lease: %s", err)
+            self._failed(err)
             held = False
+        else:
+            self._reached()
         now = self._clock()
         if held:
             self._last_renew = now
@@ -68,6 +79,30 @@ class LeaderElector:
                 self._flip(True)
         elif self.leading and now - self._last_renew > self._settings.renew_deadline:
             self._flip(False)
+
+    def _failed(self, err: Exception) -> None:
+        now = self._clock()
+        if not self._failures:
+            self._failing_since = now
+        self._failures += 1
+        if now - self._said_at < SAY_AGAIN_SECONDS:
+            return
+        self._said_at = now
+        lasted = now - self._failing_since
+        tries = f"{self._failures} tries in a row, for {lasted:.0f}s; " if lasted else ""
+        log.warning(
+            "lease %s: cannot reach it: %s (%sretrying every %gs)",
+            self._settings.identity, cause(err), tries, self._settings.retry_period,
+        )  # fmt: skip
+
+    def _reached(self) -> None:
+        if not self._failures:
+            return
+        log.info(
+            "lease %s: reached again after %d failed tries over %.0fs",
+            self._settings.identity, self._failures, self._clock() - self._failing_since,
+        )  # fmt: skip
+        self._failures, self._said_at = 0, float("-inf")
 
     def _flip(self, leading: bool) -> None:
         self.leading = leading
