@@ -47,11 +47,13 @@ def problems_of(
     data: Any,
     root: type[BaseModel],
     from_environment: frozenset[KeyPath] = frozenset(),
+    prefix: KeyPath = (),
 ) -> list[Problem]:
+    """``exc``'s errors as problems; ``data`` is what ``root`` validated, found at ``prefix``."""
     found: dict[KeyPath, list[tuple[ErrorDetails, bool]]] = {}
     for error in exc.errors():
         path, through_union = _data_path(error["loc"], data, error["type"] == "missing")
-        found.setdefault(path, []).append((error, through_union))
+        found.setdefault(prefix + path, []).append((error, through_union))
     return [
         problem
         for path, errors in found.items()
