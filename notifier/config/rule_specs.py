@@ -12,11 +12,10 @@ locate it: the same key path, the same words.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from notifier.config.model import Config
 from notifier.config.validating import Problem, problems_of
@@ -39,9 +38,10 @@ def validated(data: Any, hidden: frozenset[KeyPath]) -> Validated:
     if not isinstance(rules, list):  # no rules, or a problem with the section itself
         return _whole(data, hidden)
     found = Validated(None)
+    validate = RuleSpec.__pydantic_validator__.validate_python  # no wrapper call per rule
     for index, item in enumerate(rules):
         try:
-            found.rules[index] = _rule_adapter().validate_python(item)
+            found.rules[index] = validate(item)
         except ValidationError as exc:
             found.problems += problems_of(exc, item, RuleSpec, hidden, ("rules", index))
     rest = _whole({**data, "rules": []}, hidden)
@@ -56,8 +56,3 @@ def _whole(data: Any, hidden: frozenset[KeyPath]) -> Validated:
         return Validated(Config.model_validate(data))
     except ValidationError as exc:
         return Validated(None, problems=problems_of(exc, data, Config, hidden))
-
-
-@functools.cache
-def _rule_adapter() -> TypeAdapter[RuleSpec]:
-    return TypeAdapter(RuleSpec)
