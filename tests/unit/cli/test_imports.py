@@ -92,8 +92,8 @@ def test_rules_check_imports_only_what_loading_a_config_takes(tmp_path: Path) ->
     assert _imported_after(code, NOT_FOR_RULES_CHECK) == []
 
 
-# Nor, when no sink needs them, the libraries of the sinks' sending and of the metrics.
-NOT_FOR_CHECKING_CONSOLE_SINKS = ("pycurl", "prometheus_client")
+# Nor, when no sink needs them, the libraries of the sinks' sending, templates and metrics.
+NOT_FOR_CHECKING_CONSOLE_SINKS = ("pycurl", "prometheus_client", "jinja2")
 CONSOLE_ONLY = """\
 sinks:
   - {name: hook, type: console}
