@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from notifier import __version__
 from notifier.cli.commands import (
     add_dead_letter_commands,
     add_rules_commands,
@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kube-notifier",
         description="Turn Kubernetes object changes into notifications people can act on.",
     )
-    parser.add_argument("--version", action="version", version=f"kube-notifier {__version__}")
+    parser.add_argument("--version", action=_Version, help="show program's version number and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     add_run_command(commands)
     add_rules_commands(commands)
@@ -33,6 +33,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_silence_commands(commands)
     add_sink_commands(commands)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the package's metadata read only when asked (``notifier.__version__``)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from notifier import __version__  # noqa: PLC0415
+
+        print(f"kube-notifier {__version__}")
+        parser.exit()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from notifier.config.comments import CommentHint, comment_hints
 from notifier.config.documents import MAX_BYTES, Document, Position, parse_document
 from notifier.config.errors import ConfigError, ConfigIssue
@@ -41,11 +39,13 @@ from notifier.config.linting import secret_warnings
 from notifier.config.model import Config
 from notifier.config.partial import partial_source
 from notifier.config.reachability import unreachable
-from notifier.config.validating import Problem, problems_of
+from notifier.config.rule_specs import Validated, validated
+from notifier.config.validating import Problem
 from notifier.importing import collection_paused
 from notifier.kinds.registry import KINDS, Kinds
 from notifier.rules.compiling import RulesSource, compile_ruleset
 from notifier.rules.config.problems import KeyPath, RulesError, format_path
+from notifier.rules.config.specs import RuleSpec
 from notifier.rules.ruleset import Ruleset
 from notifier.suggestions import Wording
 
@@ -113,9 +113,10 @@ def _read(text: str, source_name: str, environ: Mapping[str, str]) -> LoadedConf
     for path, position, message in document.problems:
         report.add(path, message, position)
     data = {} if document.data is None else document.data
-    config = _validated(data, report, frozenset(document.from_environment))
+    found = _validated(data, report, frozenset(document.from_environment))
+    config = found.config
     kinds = _kinds(config, report)
-    ruleset = _compiled(config, kinds, data, report)
+    ruleset = _compiled(found, kinds, data, report)
     for path, message in unreachable(config, kinds=kinds) if config is not None else ():
         report.add(path, message)
     hints = comment_hints(text, document)
@@ -165,16 +166,14 @@ class _Report:
             raise ConfigError(self.issues)
 
 
-def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Config | None:
-    try:
-        config = Config.model_validate(data)
-    except ValidationError as exc:
-        for problem in problems_of(exc, data, Config, hidden):
-            report.add_problem(problem)
-        return None
-    for path, message in _duplicate_sinks(config):
-        report.add(path, message)
-    return config
+def _validated(data: Any, report: _Report, hidden: frozenset[KeyPath]) -> Validated:
+    found = validated(data, hidden)
+    for problem in found.problems:
+        report.add_problem(problem)
+    if found.config is not None:
+        for path, message in _duplicate_sinks(found.config):
+            report.add(path, message)
+    return found
 
 
 def _duplicate_sinks(config: Config) -> list[tuple[KeyPath, str]]:
@@ -198,26 +197,26 @@ def _kinds(config: Config | None, report: _Report) -> Kinds:
     return kinds
 
 
-def _compiled(config: Config | None, kinds: Kinds, data: Any, report: _Report) -> Ruleset | None:
-    if config is None:
-        _compile_partly(data, report)
+def _compiled(found: Validated, kinds: Kinds, data: Any, report: _Report) -> Ruleset | None:
+    if found.config is None:
+        _compile_partly(data, found.rules, report)
         return None
     try:
-        return compile_ruleset(_source_of(config, kinds))
+        return compile_ruleset(_source_of(found.config, kinds))
     except RulesError as exc:
         for problem in exc.problems:
             report.add(problem.path, problem.wording)
     return None
 
 
-def _compile_partly(data: Any, report: _Report) -> None:
+def _compile_partly(data: Any, rules: dict[int, RuleSpec], report: _Report) -> None:
     """More problems from a file that failed validation, leaving out those that follow from it."""
     invalid = frozenset(
         issue_path[1]
         for issue_path in report.paths()
         if issue_path[:1] == ("rules",) and len(issue_path) > 1 and isinstance(issue_path[1], int)
     )
-    partial = partial_source(data, invalid)
+    partial = partial_source(data, rules, invalid)
     for path, message in partial.declared:
         report.add(path, message)
     if partial.source is None:

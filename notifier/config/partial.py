@@ -11,6 +11,7 @@ level) stops the pass.
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +39,11 @@ class PartialSource:
         return len(path) > 1 and path[0] == "rules" and path[1] in self.broken_rules
 
 
-def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> PartialSource:
-    """``invalid_rules``: positions of rules validation refused already (not validated again)."""
+def partial_source(
+    data: Any, valid_rules: Mapping[int, RuleSpec], invalid_rules: frozenset[int] = frozenset()
+) -> PartialSource:
+    """``valid_rules``: the rules that validated, by position (``notifier.config.rule_specs``);
+    ``invalid_rules``: positions of rules with a problem already (left out)."""
     if not isinstance(data, dict):
         return PartialSource(None, [], frozenset())
     kinds, declared, broken_kinds = _declare_valid_resources(data.get("watch"))
@@ -50,11 +54,7 @@ def partial_source(data: Any, invalid_rules: frozenset[int] = frozenset()) -> Pa
     if defaults is None:
         return PartialSource(None, declared, broken, kinds)
     source = RulesSource(
-        rules=[
-            (i, rule)
-            for i, item in items
-            if i not in invalid_rules and (rule := _valid(RuleSpec, item)) is not None
-        ],
+        rules=[(i, rule) for i, rule in valid_rules.items() if i not in invalid_rules],
         defaults=defaults,
         templates=data["templates"] if isinstance(data.get("templates"), dict) else {},
         mute_windows=_named(data.get("mute_windows"), list[MuteIntervalSpec], []),

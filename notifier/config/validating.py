@@ -47,11 +47,13 @@ def problems_of(
     data: Any,
     root: type[BaseModel],
     from_environment: frozenset[KeyPath] = frozenset(),
+    prefix: KeyPath = (),
 ) -> list[Problem]:
+    """``exc``'s errors as problems; ``data`` is what ``root`` validated, found at ``prefix``."""
     found: dict[KeyPath, list[tuple[ErrorDetails, bool]]] = {}
     for error in exc.errors():
         path, through_union = _data_path(error["loc"], data, error["type"] == "missing")
-        found.setdefault(path, []).append((error, through_union))
+        found.setdefault(prefix + path, []).append((error, through_union))
     return [
         problem
         for path, errors in found.items()
@@ -62,12 +64,12 @@ def problems_of(
 def _secret(path: KeyPath, from_environment: frozenset[KeyPath]) -> bool:
     if from_environment and any(path[:end] in from_environment for end in range(len(path) + 1)):
         return True
-    return _names_a_secret(tuple(part for part in path if isinstance(part, str)))
+    return any(_names_a_secret(part) for part in path if isinstance(part, str))
 
 
 @functools.lru_cache(maxsize=4096)
-def _names_a_secret(keys: tuple[str, ...]) -> bool:
-    return any(_SECRET_WORD.search(key) for key in keys)
+def _names_a_secret(key: str) -> bool:
+    return _SECRET_WORD.search(key) is not None
 
 
 def _kept(
@@ -159,14 +161,8 @@ def _unknown_key(root: type[BaseModel], loc: tuple[int | str, ...]) -> Wording:
     model = _cached_model_at(root, shape)
     if model is None:
         return f"unknown key {key!r}"
-    allowed = _allowed_keys(model)
-    return Suggesting(
-        f"unknown key {key!r}",
-        key,
-        allowed,
-        f"; expected one of: {', '.join(allowed)}",
-        folded=True,
-    )
+    allowed, expected = _allowed_keys(model)
+    return Suggesting(f"unknown key {key!r}", key, allowed, expected, folded=True)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -175,8 +171,10 @@ def _cached_model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[
 
 
 @functools.lru_cache(maxsize=256)
-def _allowed_keys(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(sorted(info.alias or name for name, info in model.model_fields.items()))
+def _allowed_keys(model: type[BaseModel]) -> tuple[tuple[str, ...], str]:
+    """The keys ``model`` takes, and the words listing them (once per model, not per error)."""
+    allowed = tuple(sorted(info.alias or name for name, info in model.model_fields.items()))
+    return allowed, f"; expected one of: {', '.join(allowed)}"
 
 
 def _model_at(root: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:

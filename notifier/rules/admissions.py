@@ -30,8 +30,9 @@ from notifier.rules.facts.notifying import dedup_key, for_transition
 from notifier.rules.incidents.folding import Folding
 from notifier.rules.incidents.resolving import Resolver
 from notifier.rules.matched import Matched, render_digest
-from notifier.rules.metrics import SuppressReason
-from notifier.rules.noise import Admission, NoiseControl, Release
+from notifier.rules.noise.control import Admission, NoiseControl
+from notifier.rules.noise.grouping import Release
+from notifier.rules.reasons import SuppressReason
 from notifier.rules.timing.held_back import OpenGroup, groups_of
 from notifier.rules.timing.holding import Held, Holding, Released
 from notifier.rules.timing.timekeeper import TimeKeeper

@@ -199,7 +199,9 @@ class _Compiler:
         return compiled
 
     def _escalation(self, spec: RuleSpec, path: KeyPath) -> tuple[Escalation, ...]:
-        if spec.escalate and (not spec.match.to or spec.action is Action.DROP):
+        if not spec.escalate:  # most rules
+            return ()
+        if not spec.match.to or spec.action is Action.DROP:
             message = (
                 "'escalate' times what stays in the rule's 'to:' states: a notify rule with 'to:'"
             )

@@ -13,7 +13,7 @@ from notifier.rules.facts.group_keys import thread_for
 from notifier.rules.facts.neutral import neutral_facts
 from notifier.rules.facts.notifying import fingerprint, for_digest
 from notifier.rules.incidents.folding import incident_fingerprint
-from notifier.rules.noise import Release
+from notifier.rules.noise.grouping import Release
 from notifier.rules.ruleset import CompiledRule
 from notifier.transitions.model import Transition
 

@@ -16,7 +16,7 @@ from typing import Protocol
 from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.matching.probing import Probe
-from notifier.rules.metrics import SuppressReason
+from notifier.rules.reasons import SuppressReason
 from notifier.rules.ruleset import Evaluation
 from notifier.rules.suppression.inhibitions import CompiledInhibition, Inhibitor
 

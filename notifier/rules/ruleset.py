@@ -31,8 +31,8 @@ from notifier.origin import Origin
 from notifier.rules.config.specs import Action
 from notifier.rules.matching.predicates import Matcher, NotOptedOut, OriginIn
 from notifier.rules.matching.probing import EvalContext, Probe
-from notifier.rules.metrics import SuppressReason
 from notifier.rules.noise.policy import Escalation, FlapPolicy, NoisePolicy
+from notifier.rules.reasons import SuppressReason
 from notifier.rules.suppression.inhibitions import CompiledInhibition
 from notifier.rules.suppression.mute_windows import MuteWindow
 from notifier.transitions.model import Transition

@@ -19,13 +19,17 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from notifier.notifications import FACT_NAMES, Facts
 from notifier.sinks.secrets import SinkBuildError
-from notifier.templating.compiling import KeyPath, Render, TemplateCompiler
-from notifier.templating.environment import Escape, make_environment
-from notifier.templating.sandbox import BoundedSandbox, render_budget
+
+# The template engine (jinja2) is imported once a sink has a template of its own: rules
+# check of a file whose sinks have none imports none of it.
+if TYPE_CHECKING:
+    from notifier.templating.compiling import KeyPath, Render
+    from notifier.templating.environment import Escape
+    from notifier.templating.sandbox import BoundedSandbox
 
 log = logging.getLogger("notifier.sinks")
 _BLANK_LINES = re.compile(r"\n{3,}")
@@ -71,6 +75,8 @@ class ReceiverTemplate:
         """Part ``name`` from ``facts``: the user's template, else (or if it fails) the built."""
         part, user = self._parts[name], self._user.get(name)
         if user is not None:
+            from notifier.templating.sandbox import render_budget  # noqa: PLC0415 - see the imports
+
             try:
                 with render_budget():
                     return part.fit(user(facts))
@@ -85,6 +91,8 @@ class ReceiverTemplate:
             problems.add(path, f"unknown part (this receiver has {', '.join(self._parts)})")
         if not part.shaped and not isinstance(source, str):
             problems.add(path, "expected a template: a string")
+        from notifier.templating.compiling import TemplateCompiler  # noqa: PLC0415 - see the imports
+
         compiler = TemplateCompiler(_environment(part), problems, part.escape)
         compile_part = compiler.shape if part.shaped else compiler.text
         render = compile_part(source, path, FACT_NAMES)
@@ -101,4 +109,6 @@ def _made(
     escape: Escape | None, filters: tuple[tuple[str, Callable[..., Any]], ...]
 ) -> BoundedSandbox:
     """One environment per escape and filters: making one costs a millisecond."""
+    from notifier.templating.environment import make_environment  # noqa: PLC0415 - see the imports
+
     return make_environment(escape, dict(filters))

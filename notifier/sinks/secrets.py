@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr
 
-from notifier.sinks.exchange import Tls
+if TYPE_CHECKING:  # imported when a sink with TLS settings is built: it imports pycurl
+    from notifier.sinks.exchange import Tls
 
 
 class SinkBuildError(Exception):
@@ -72,6 +73,8 @@ def tls_key(settings: TlsSettings) -> str:
 def tls_of(settings: TlsSettings) -> Tls:
     """What a sink checks and presents; without its files when they are not read here
     (they are in the pod, not where ``rules check --no-files`` runs)."""
+    from notifier.sinks.exchange import Tls  # noqa: PLC0415 - see the imports
+
     own_files = files_read()
     return Tls(
         verify=settings.tls_verify,

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from notifier.cli import build_parser
 from notifier.config import ConfigError, read_config_text
 from notifier.config.model import Config
-from notifier.rules.metrics import SuppressReason
+from notifier.rules.reasons import SuppressReason
 from scripts.metrics_catalogue import rows
 
 ROOT = Path(__file__).resolve().parents[2]

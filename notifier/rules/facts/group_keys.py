@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from notifier.rules.noise import GroupLabels
+from notifier.rules.noise.grouping import GroupLabels
 from notifier.rules.ruleset import CompiledRule
 
 _OF_THE_CHANGE = frozenset({"transition", "reason"})

@@ -65,7 +65,21 @@ CompiledMatch = tuple[Matcher, frozenset[Kind], frozenset[str] | None]
 
 
 def match_key(match: MatchSpec) -> tuple[object, ...]:
-    """``match``'s settings as one value: the rules that match alike can share one matcher."""
+    """``match``'s settings as one value: the rules that match alike can share one matcher.
+
+    A ``match:`` with nothing set (most rules of a large file leave it out) has every
+    default, so its key is the one of ``MatchSpec()``, made once."""
+    if not match.model_fields_set:
+        return _default_key()
+    return _key(match)
+
+
+@functools.cache
+def _default_key() -> tuple[object, ...]:
+    return _key(MatchSpec())
+
+
+def _key(match: MatchSpec) -> tuple[object, ...]:
     owner = match.owner  # a model holding a list: as its values
     values = [
         tuple(value) if type(value) is list else value

@@ -1,7 +1,6 @@
-"""Noise control between matching and delivery: dedup windows and group digests."""
+"""Noise control between matching and delivery: dedup windows and group digests.
 
-from notifier.rules.noise.control import Admission, NoiseControl
-from notifier.rules.noise.grouping import GroupLabels, Release
-from notifier.rules.noise.policy import NoisePolicy
-
-__all__ = ["Admission", "GroupLabels", "NoiseControl", "NoisePolicy", "Release"]
+The package imports none of its modules: a rule's ``NoisePolicy`` (``policy``)
+is what loading a config needs; ``control`` and its metrics (and with them
+``prometheus_client``) are the engine's.
+"""

@@ -21,10 +21,11 @@ import threading
 from dataclasses import dataclass
 from typing import Generic
 
-from notifier.rules.metrics import PENDING_GROUPS, SuppressReason
+from notifier.rules.metrics import PENDING_GROUPS
 from notifier.rules.noise.dedup import DedupMemory
 from notifier.rules.noise.grouping import Group, GroupLabels, GroupState, Release, T
 from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.reasons import SuppressReason
 
 _PRUNE_EVERY = 256  # offers between prunes of the dedup memory, in case nobody ticks
 

@@ -18,7 +18,7 @@ from notifier.rules import metrics
 from notifier.rules.decisions import Decision
 from notifier.rules.incidents.flapping import Flap, FlapDetector, FlapOutcome
 from notifier.rules.incidents.resolving import Firing, Resolver, Watched
-from notifier.rules.metrics import SuppressReason
+from notifier.rules.reasons import SuppressReason
 from notifier.rules.ruleset import CompiledRule, Evaluation, Ruleset
 from notifier.rules.timing.stays import StayStore
 from notifier.rules.timing.timers import FOR_STEP, REMIND_STEP, Timer, Timers, TimerStore

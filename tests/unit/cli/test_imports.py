@@ -92,6 +92,28 @@ def test_rules_check_imports_only_what_loading_a_config_takes(tmp_path: Path) ->
     assert _imported_after(code, NOT_FOR_RULES_CHECK) == []
 
 
+# Nor, when no sink needs them, the libraries of the sinks' sending, templates and metrics.
+NOT_FOR_CHECKING_CONSOLE_SINKS = ("pycurl", "prometheus_client", "jinja2")
+CONSOLE_ONLY = """\
+sinks:
+  - {name: hook, type: console}
+rules:
+  - {name: crashes, match: {kinds: [Pod], events: [updated]}, sinks: [hook]}
+"""
+
+
+def test_rules_check_of_console_sinks_imports_no_transfer_and_no_metrics(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(CONSOLE_ONLY)
+    code = textwrap.dedent(f"""
+        import contextlib, io
+        from notifier.cli import main
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert main(["rules", "check", {str(config)!r}]) == 0, out.getvalue()
+    """)
+    assert _imported_after(code, NOT_FOR_CHECKING_CONSOLE_SINKS) == []
+
+
 @pytest.mark.parametrize("enabled", [True, False])
 def test_collection_is_paused_inside_and_as_it_was_after(enabled: bool) -> None:
     was = gc.isenabled()

@@ -18,7 +18,7 @@ from notifier.notifications import Notification
 from notifier.origin import Origin
 from notifier.rules import metrics
 from notifier.rules.engine import RulesEngine
-from notifier.rules.metrics import SuppressReason
+from notifier.rules.reasons import SuppressReason
 from notifier.rules.ruleset import Ruleset
 from notifier.transitions.detecting import detect_all
 from tests.unit.rules import kubelet

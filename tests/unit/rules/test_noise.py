@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from notifier.rules.metrics import SuppressReason
-from notifier.rules.noise import Admission, NoiseControl, NoisePolicy
+from notifier.rules.noise.control import Admission, NoiseControl
+from notifier.rules.noise.policy import NoisePolicy
+from notifier.rules.reasons import SuppressReason
 
 SINGLE = NoisePolicy(dedup_window=60)
 GROUPED = NoisePolicy(

@@ -10,7 +10,7 @@ import pytest
 
 from notifier.origin import Origin
 from notifier.rules.matching.probing import EvalContext
-from notifier.rules.metrics import SuppressReason
+from notifier.rules.reasons import SuppressReason
 from notifier.transitions.model import Change, Transition
 from tests.unit.rules.builders import (
     DEPLOYMENT_JSON,
