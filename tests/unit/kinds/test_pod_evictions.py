@@ -15,7 +15,7 @@ from notifier.kinds.pod import ENDED_BY_KUBELET, POD, Pod, PodStatus
 from notifier.kinds.workload import PodSpec
 from notifier.objects import Condition, ObjectMeta
 from notifier.origin import Origin
-from notifier.rules.facts import single_context
+from notifier.rules.facts.contexts import single_context
 from notifier.transitions.detecting import detect
 from notifier.transitions.states import states_of
 
