@@ -80,18 +80,6 @@ NOT_FOR_RULES_CHECK = (
 )  # fmt: skip
 
 
-def test_rules_check_imports_only_what_loading_a_config_takes(tmp_path: Path) -> None:
-    config = tmp_path / "config.yaml"
-    config.write_text(WEBHOOK_ONLY)
-    code = textwrap.dedent(f"""
-        import contextlib, io
-        from notifier.cli import main
-        with contextlib.redirect_stdout(io.StringIO()) as out:
-            assert main(["rules", "check", {str(config)!r}]) == 0, out.getvalue()
-    """)
-    assert _imported_after(code, NOT_FOR_RULES_CHECK) == []
-
-
 # Nor, when no sink needs them, the libraries of the sinks' sending, templates and metrics.
 NOT_FOR_CHECKING_CONSOLE_SINKS = ("pycurl", "prometheus_client", "jinja2")
 CONSOLE_ONLY = """\
@@ -102,16 +90,23 @@ rules:
 """
 
 
-def test_rules_check_of_console_sinks_imports_no_transfer_and_no_metrics(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("config_text", "unwanted"),
+    [(WEBHOOK_ONLY, NOT_FOR_RULES_CHECK), (CONSOLE_ONLY, NOT_FOR_CHECKING_CONSOLE_SINKS)],
+    ids=["no-engine-or-stores", "console-sinks-no-transfer-or-metrics"],
+)
+def test_rules_check_imports_only_what_loading_the_config_takes(
+    tmp_path: Path, config_text: str, unwanted: tuple[str, ...]
+) -> None:
     config = tmp_path / "config.yaml"
-    config.write_text(CONSOLE_ONLY)
+    config.write_text(config_text)
     code = textwrap.dedent(f"""
         import contextlib, io
         from notifier.cli import main
         with contextlib.redirect_stdout(io.StringIO()) as out:
             assert main(["rules", "check", {str(config)!r}]) == 0, out.getvalue()
     """)
-    assert _imported_after(code, NOT_FOR_CHECKING_CONSOLE_SINKS) == []
+    assert _imported_after(code, unwanted) == []
 
 
 @pytest.mark.parametrize("enabled", [True, False])
