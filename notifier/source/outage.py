@@ -105,7 +105,16 @@ class Outage:
 
     def _probing(self) -> None:
         """Ask the server every ``probe_every`` seconds while a watch cannot reach it; when it
-        answers, wake them all (a watch that still cannot reach it backs off again)."""
+        answers, wake them all (a watch that still cannot reach it backs off again). Dying of
+        an unexpected error (logged, /healthz told) leaves the next failure to start another."""
+        try:
+            self._probe_rounds()
+        except BaseException:
+            with self._lock:
+                self._prober = None
+            raise
+
+    def _probe_rounds(self) -> None:
         while True:
             self._calm.wait(self._probe_every)
             with self._lock:

@@ -22,6 +22,7 @@ from notifier.source.outage import Outage
 from notifier.source.reflector import Reflector, ReflectorSettings
 from notifier.source.resources import resource_for
 from notifier.source.watcher import Watcher
+from notifier.supervision import crashed, forget_crashes
 from tests.support.webhook_server import WebhookServer
 from tests.unit.source.test_outage import Kept, _closed_port, wait_until
 
@@ -128,3 +129,21 @@ def test_a_server_back_but_refusing_the_watch_is_reached_and_probed_no_more(
             assert len(lists) == 1 and watcher.reflector.failures_in_a_row == 2
         finally:
             watcher.stop(timeout=10)
+
+
+def test_a_prober_that_died_is_started_again_by_the_next_failure() -> None:
+    asked = iter([False, True])  # the first ask fails of a bug, the next one hears the server
+
+    def probe() -> bool:
+        if not next(asked):
+            raise RuntimeError("a bug in the probe")
+        return True
+
+    outage = Outage("https://127.0.0.1:1", probe=probe, probe_every=0.01)
+    woken = threading.Event()
+    outage.failed("pods", OSError(111, "Connection refused"), 30.0, lambda: None)
+    wait_until(lambda: outage._prober is None)  # died of its error, its place freed
+    outage.failed("pods", OSError(111, "Connection refused"), 30.0, woken.set)
+    assert woken.wait(5), "a new prober heard the server and woke the watch"
+    assert "apiserver-probe" in crashed()  # /healthz was told of the death
+    forget_crashes()
