@@ -5,6 +5,11 @@ will be retried: retrying, with the error; sent: delivered; given up on:
 dead-lettered, with why), read by the page, which says per sink what
 "told" really came to. Bounded (``KEPT`` notifications, the oldest handed
 over forgotten first); memory of this process only. Thread-safe.
+
+A dead letter may be replayed later, by another process on the same state
+file: ``after_replay`` turns its record into what that replay left (delivered
+by it, or dead-lettered still and the replay's failure), from the state file's
+``Replayed`` (``state/replays.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from notifier.state.replays import Replayed
 
 KEPT = 20_000
 DETAIL_CHARS = 300
@@ -28,6 +35,19 @@ class SendRecord:
     attempts: int = 0
     detail: str = ""  # retrying: the last error; dead-lettered: why it was given up on
     cause: str = ""  # enrich: [changes]'s likely cause, once enrichment attached it
+    replayed_at: float = 0.0  # when its dead letter was last replayed (0: never)
+    replay_error: str = ""  # why that replay failed ("" when it delivered)
+
+
+def after_replay(record: SendRecord, replayed: Replayed | None) -> SendRecord:
+    """A dead-lettered record as a later replay of its letter left it: delivered (``at`` the
+    replay; ``detail`` still why it had been given up on), or dead-lettered with the replay's
+    failure. Any other record, or a replay from before it was dead-lettered, is as it was."""
+    if record.state != DEAD_LETTERED or replayed is None or replayed.at < record.at:
+        return record
+    if replayed.delivered:
+        return replace(record, state=DELIVERED, at=replayed.at, replayed_at=replayed.at)
+    return replace(record, replayed_at=replayed.at, replay_error=replayed.detail)
 
 
 class SendLedger:

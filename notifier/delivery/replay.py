@@ -2,9 +2,12 @@
 builds it, oldest first, under its original idempotency key.
 
 A letter that is sent is removed from the state file; one that fails stays,
-and says why. Retries are not done here: after a retryable failure (the
-receiver still down, a 429) the rest of that sink's letters are left for a
-later replay. Sends to one pacing group keep its ``min_interval_seconds``.
+and says why. Either way the state file records what the send did
+(``state/replays.py``), so the running service's page says "delivered by a
+replay" or "failed again", whichever process replayed it. Retries are not
+done here: after a retryable failure (the receiver still down, a 429) the
+rest of that sink's letters are left for a later replay. Sends to one
+pacing group keep its ``min_interval_seconds``.
 ``kube-notifier dead-letters replay`` (``cli/dead_letters.py``) and the
 page's replay button (``service/page.py``) both go through ``Replay``.
 """
@@ -84,19 +87,26 @@ class Replay:
             )
             return
         self._wait_for_turn(letter.sink)
+        failure = self._failure_of(letter, note)
+        if failure:
+            self._store.failed_again(letter, failure)
+            self._keep(letter, failure)
+            return
+        self._store.resent(letter)
+        self.sent += 1
+        print(f"#{letter.id} sent to {letter.sink}", file=self._out)
+
+    def _failure_of(self, letter: DeadLetter, note: Notification) -> str:
+        """Send it; why it failed ("" once sent)."""
         try:
             self._sink(letter.sink).send(note)
         except SendError as err:
             if err.retryable:
                 self._given_up[letter.sink] = f"{letter.sink} answered {err.reason} to #{letter.id}"
-            self._keep(letter, f"{err.reason}: {err}")
-            return
+            return f"{err.reason}: {err}"
         except Exception as err:  # a bug in the sink: say so, keep the letter, go on
-            self._keep(letter, f"the sink failed unexpectedly: {type(err).__name__}: {err}")
-            return
-        self._store.remove(letter)
-        self.sent += 1
-        print(f"#{letter.id} sent to {letter.sink}", file=self._out)
+            return f"the sink failed unexpectedly: {type(err).__name__}: {err}"
+        return ""
 
     def _cannot_send(self, letter: DeadLetter) -> str:
         config = self._configs.get(letter.sink)

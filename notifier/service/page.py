@@ -4,9 +4,11 @@ Reads come from memory the service keeps anyway (the firing board, what
 the rules engine holds back, the decision ring, the silences in force, the
 sinks' queues, their last failed attempts and where each recent
 notification is with its sink, the readiness verdict /readyz gives) or one
-bounded query (dead letters). Writes exist only with ``--page-writes``: a silence goes through
-``silences/writing.py`` to the ConfigMap the CLI writes, the same way, and a
-replay through ``delivery/replay.py``, as ``dead-letters replay`` does.
+bounded query (dead letters; what the last replay of a dead-lettered
+notification did, which the replay wrote to the state file). Writes exist
+only with ``--page-writes``: a silence goes through ``silences/writing.py``
+to the ConfigMap the CLI writes, the same way, and a replay through
+``delivery/replay.py``, as ``dead-letters replay`` does.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from notifier.api.page.views import (
 from notifier.api.paged import Paged
 from notifier.api.waiting import WaitingList
 from notifier.delivery.delivery import Delivery
-from notifier.delivery.ledger import SendLedger
+from notifier.delivery.ledger import DEAD_LETTERED, SendLedger, after_replay
 from notifier.delivery.replay import replay_letters
 from notifier.reload.holder import RulesHolder
 from notifier.rules.engine import RulesEngine
@@ -45,6 +47,7 @@ from notifier.source.client import RawClient
 from notifier.state import StateStore
 from notifier.state.dead_letters import DeadLetterFileError
 from notifier.state.firing import DurableFirings
+from notifier.state.replays import Replays
 
 REPLAYED_AT_ONCE = 100
 
@@ -65,6 +68,7 @@ class PageSources:
 
 def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
     where = "/".join(sources.silences_map) if sources.silences_map else ""
+    replays = sources.state.replays if sources.state else None
     return PageParts(
         now=sources.board,
         waiting=WaitingList(sources.engine.pending, sources.engine.open_groups),
@@ -72,7 +76,7 @@ def page_parts(sources: PageSources, *, writes: bool) -> PageParts:
         silences=_Silences(sources.book, sources.board),
         delivery=_Delivery(sources.delivery, sources.state),
         health=sources.health,
-        sent=_SendStates(sources.delivery.ledger),
+        sent=SendStates(sources.delivery.ledger, replays),
         writes=_writes(sources) if writes else None,
         silences_map=where,
     )
@@ -135,17 +139,21 @@ class _Delivery:
         return Paged(items, letters.count(), 0, limit)
 
 
-class _SendStates:
-    def __init__(self, ledger: SendLedger) -> None:
-        self._ledger = ledger
+class SendStates:
+    """What each sink made of a notification: delivery's ledger, and for a dead letter what
+    its last replay did, from the state file (any process may have replayed it)."""
+
+    def __init__(self, ledger: SendLedger, replays: Replays | None) -> None:
+        self._ledger, self._replays = ledger, replays
 
     def state(self, told: Told) -> SendState:
         record = self._ledger.record(told.notification_id, told.sink)
         if record is None:
             return SendState(told.sink, "unknown")
-        return SendState(
-            told.sink, record.state, record.detail, record.attempts, record.at, record.cause
-        )
+        if record.state == DEAD_LETTERED and self._replays is not None:
+            record = after_replay(record, self._replays.latest(told.notification_id, told.sink))
+        return SendState(told.sink, record.state, record.detail, record.attempts, record.at,
+                         record.cause, record.replayed_at, record.replay_error)  # fmt: skip
 
 
 def _writes(sources: PageSources) -> Writes:

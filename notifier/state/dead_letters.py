@@ -3,16 +3,20 @@
 Written by ``Outbox.dead_letter`` (which also removes the outbox row in the
 same transaction); read here. ``DeadLetterFile`` is the view of another
 process (``kube-notifier dead-letters``) on the file the service is using:
-it only reads dead letters and deletes the ones it resent.
+it reads dead letters, deletes the ones it resent and records what each
+replay did (``state/replays.py``).
 """
 
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from notifier.state.reader import Reader
+from notifier.state.replays import DETAIL_CHARS, RECORD_REPLAY
 from notifier.state.schema import SCHEMA_VERSION
 
 _COLUMNS = "notification_id, sink, ordering_key, reason, detail, attempts, body, dead_at, id"
@@ -67,7 +71,10 @@ class DeadLetterFile:
     missing file or another schema version is a ``DeadLetterFileError``.
     """
 
-    def __init__(self, path: Path, *, timeout: float = 10.0) -> None:
+    def __init__(
+        self, path: Path, *, timeout: float = 10.0, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._clock = clock
         if not path.is_file():
             raise DeadLetterFileError(f"{path}: no such state file")
         try:
@@ -96,8 +103,21 @@ class DeadLetterFile:
         ).fetchall()
         return [DeadLetter(*row) for row in rows]
 
-    def remove(self, letter: DeadLetter) -> None:
-        self._conn.execute("DELETE FROM dead_letters WHERE id = ?", (letter.id,))
+    def resent(self, letter: DeadLetter) -> None:
+        """Delivered by a replay: removed, and recorded as delivered now, in one transaction."""
+        with self._conn:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute("DELETE FROM dead_letters WHERE id = ?", (letter.id,))
+            self._record(letter, delivered=True, detail="")
+
+    def failed_again(self, letter: DeadLetter, why: str) -> None:
+        """A replay's send failed: the letter stays, and the failure is recorded."""
+        self._record(letter, delivered=False, detail=why)
+
+    def _record(self, letter: DeadLetter, *, delivered: bool, detail: str) -> None:
+        row = (letter.notification_id, letter.sink, int(delivered), detail[:DETAIL_CHARS],
+               self._clock())  # fmt: skip
+        self._conn.execute(RECORD_REPLAY, row)
 
     def close(self) -> None:
         self._conn.close()

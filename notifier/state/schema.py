@@ -7,6 +7,8 @@ rather than guessed at.
 - ``outbox``: notifications written before they are sent; a row is deleted
   when its notification is delivered or dead-lettered. ``seq`` orders them.
 - ``dead_letters``: notifications given up on, with why; pruned by age.
+- ``replays``: what the last replay of a dead letter did (delivered, or failed again, and
+  when), so the page says so; pruned by age and count (version 8).
 - ``slack_threads``: the ``ts`` of each thread's first message (Slack; an email thread's
   ``Message-ID``); pruned by age.
 - ``open_alerts``: what an Alertmanager sink still re-sends, until its resolution.
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 _SEEN = """
 CREATE TABLE IF NOT EXISTS seen (
@@ -66,6 +68,16 @@ CREATE TABLE IF NOT EXISTS dead_letters (
     dead_at REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dead_letters_by_age ON dead_letters (dead_at);
+
+CREATE TABLE IF NOT EXISTS replays (
+    notification_id TEXT NOT NULL,
+    sink TEXT NOT NULL,
+    delivered INTEGER NOT NULL,
+    detail TEXT NOT NULL,
+    replayed_at REAL NOT NULL,
+    PRIMARY KEY (notification_id, sink)
+);
+CREATE INDEX IF NOT EXISTS replays_by_age ON replays (replayed_at);
 
 CREATE TABLE IF NOT EXISTS slack_threads (
     scope TEXT NOT NULL,

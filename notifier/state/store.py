@@ -1,11 +1,11 @@
 """``StateStore``: the durable state of one kube-notifier process, in one SQLite file.
 
-It holds the outbox, the dead letters, Slack thread roots, the last
+It holds the outbox, the dead letters and what their replays did, Slack thread roots, the last
 object state acted on per key and the group members waiting for their
 digest, the rules' ``for:`` timers and the stays they remember, the ends of
 owners' incidents kept for their last object, all written by one ``BatchWriter`` thread
 (group commits, submission order) and read through one read connection.
-Old dead letters, thread roots and abandoned outbox rows are pruned by the
+Old dead letters and replays, thread roots and abandoned outbox rows are pruned by the
 writer every ``prune_interval_seconds``. See ``database`` for what happens
 when the file is missing, corrupt, locked or unusable.
 """
@@ -29,6 +29,7 @@ from notifier.state.folded_ends import FoldedEndRows
 from notifier.state.held import HeldMembers
 from notifier.state.outbox import Outbox, expire_outbox
 from notifier.state.reader import Reader
+from notifier.state.replays import Replays, prune_replays
 from notifier.state.seen import SeenObjects
 from notifier.state.stays import StayRows, prune_stays
 from notifier.state.thread_roots import SlackThreads, prune_threads
@@ -55,6 +56,7 @@ class StateStore:
         self._reader = Reader(connections.reader)
         self.outbox = Outbox(self._writer, self._reader, clock=clock)
         self.dead_letters = DeadLetters(self._reader)
+        self.replays = Replays(self._reader)
         self.threads = SlackThreads(self._writer, self._reader, clock=clock)
         self.seen = SeenObjects(self._writer, self._reader)
         self.held = HeldMembers(self._writer, self._reader)
@@ -113,6 +115,7 @@ class StateStore:
 def _prune(config: StateConfig, clock: Callable[[], float], conn: sqlite3.Connection) -> None:
     now = clock()
     prune_dead_letters(conn, older_than=now - config.dead_letter_retention_hours * _HOUR)
+    prune_replays(conn, older_than=now - config.dead_letter_retention_hours * _HOUR)
     prune_threads(conn, older_than=now - config.thread_retention_hours * _HOUR)
     expire_outbox(conn, older_than=now - config.outbox_retention_hours * _HOUR, now=now)
     prune_stays(conn, ended_before=now)

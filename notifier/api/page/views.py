@@ -46,7 +46,9 @@ class SendState:
     ``state``: ``delivered``, ``queued``, ``retrying`` (``detail``: the last
     error), ``dead-lettered`` (``detail``: why it was given up on), or
     ``unknown`` (never handed to delivery here: a standby, or past what
-    delivery remembers).
+    delivery remembers). A dead letter replayed since has ``replayed_at``:
+    ``delivered`` by that replay (``detail`` still why it had been given up
+    on), or ``dead-lettered`` with the replay's ``replay_error``.
     """
 
     sink: str
@@ -55,6 +57,8 @@ class SendState:
     attempts: int = 0
     at: float = 0.0  # when it got there (0: unknown)
     cause: str = ""  # enrich: [changes]'s likely cause, as it was sent
+    replayed_at: float = 0.0  # when its dead letter was last replayed (0: never)
+    replay_error: str = ""  # why that replay failed ("" when it delivered)
 
 
 class SendStateView(Protocol):

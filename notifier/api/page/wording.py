@@ -70,17 +70,32 @@ def reasons(record: DecisionRecord, sent: Sent) -> list[str]:
 
 
 def told(state: SendState) -> str:
-    """What the sink made of it: "delivered", "retrying after attempt 2 failed: http_500"."""
-    attempts = f"{state.attempts} attempt{'' if state.attempts == 1 else 's'}"
+    """What the sink made of it: "delivered", "retrying after attempt 2 failed: http_500",
+    "delivered by a replay at ... (dead-lettered after 1 attempt: http_400: ...)"."""
+    if state.replayed_at:
+        return _replayed(state)
     if state.state == "delivered":
-        return f"delivered ({attempts})" if state.attempts > 1 else "delivered"
+        return f"delivered ({_attempts(state)})" if state.attempts > 1 else "delivered"
     if state.state == "queued":
         return "queued, not sent yet"
     if state.state == "retrying":
         return f"retrying after attempt {state.attempts} failed: {state.detail}"
     if state.state == "dead-lettered":
-        return f"dead-lettered after {attempts}: {state.detail}"
+        return f"dead-lettered after {_attempts(state)}: {state.detail}"
     return "handed on, not followed here (a standby, or past what delivery remembers)"
+
+
+def _replayed(state: SendState) -> str:
+    """A dead letter sent again: delivered by the replay, or failed again."""
+    dead = f"dead-lettered after {_attempts(state)}: {state.detail}"
+    at = when(state.replayed_at)
+    if state.state == "delivered":
+        return f"delivered by a replay at {at} ({dead})"
+    return f"{dead}; a replay at {at} failed again: {state.replay_error}"
+
+
+def _attempts(state: SendState) -> str:
+    return f"{state.attempts} attempt{'' if state.attempts == 1 else 's'}"
 
 
 _INVISIBLE = re.compile(

@@ -54,6 +54,24 @@ def test_told_shows_what_each_sink_made_of_it() -> None:
     assert "hook: retrying after attempt 3 failed: http_500: oops" in firing
 
 
+def test_told_says_a_replay_delivered_it_or_failed_again_and_when() -> None:
+    replayed = SendState("hook", "delivered", "http_400: invalid payload", 1, 1.7e9,
+                         replayed_at=1.7e9)  # fmt: skip
+    client, _ = page_client(writes=False, sent=FakeSent({"hook": replayed}))
+    said = ("hook: delivered by a replay at 2023-11-14 22:13:20Z"
+            " (dead-lettered after 1 attempt: http_400: invalid payload)")  # fmt: skip
+    assert said in client.get("/page/now").text.split('id="firing"')[1]
+    why = client.get("/page/why").text.split('id="decisions"')[1]
+    assert 'class="outcome">sent<' in why and said.replace("hook:", "to hook:") in why
+    again = SendState("hook", "dead-lettered", "http_400: invalid payload", 1, 1.7e9,
+                      replayed_at=1.7e9, replay_error="http_400: still invalid")  # fmt: skip
+    firing = page_client(writes=False, sent=FakeSent({"hook": again}))[0].get("/page/now").text
+    assert (
+        "hook: dead-lettered after 1 attempt: http_400: invalid payload; a replay at"
+        " 2023-11-14 22:13:20Z failed again: http_400: still invalid"
+    ) in firing
+
+
 def test_a_silenced_firing_object_is_listed_as_muted_with_its_silence() -> None:
     client, silences = page_client(writes=True)
     silences.add(NewSilence({"name": "api-*"}, 3600, "deploying api", "ana"))
