@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from notifier.delivery.envelope import Envelope
-from notifier.delivery.failures import RecentFailures
+from notifier.delivery.failures import RecentFailures, in_words
 from notifier.delivery.keyed_queue import KeyedQueue
 from notifier.delivery.ledger import DETAIL_CHARS, SendLedger
 from notifier.delivery.metrics import (
@@ -171,9 +171,9 @@ class Attempts:
         if self._outbox is not None:
             self._outbox.dead_letter(envelope.seq, envelope.notification, failure)
         DEAD_LETTERED.labels(*self._labels, failure.reason).inc()
-        note = envelope.notification
+        note, why = envelope.notification, in_words(failure.reason, failure.detail)
         self._ledger.dead_lettered(
-            note.id, self._sink.name, failure.attempts, _why(failure), likely_cause(envelope)
+            note.id, self._sink.name, failure.attempts, why, likely_cause(envelope)
         )
         log.warning(
             "sink %s: gave up on notification %s (rule %s, %s) after %d attempts: %s (%s)",
@@ -196,10 +196,3 @@ def likely_cause(envelope: Envelope) -> str:
     context = envelope.sending.facts.get("context") if envelope.sending else None
     found = context.get("changes") if isinstance(context, dict) else None
     return str(found.get("likely_cause", ""))[:DETAIL_CHARS] if isinstance(found, dict) else ""
-
-
-def _why(failure: Failure) -> str:
-    """The reason, then the error it came from when that says more (``max_attempts: http_500``)."""
-    if failure.detail.startswith(failure.reason):
-        return failure.detail
-    return f"{failure.reason}: {failure.detail}" if failure.detail else failure.reason

@@ -2,6 +2,7 @@
 
 Bounded (``KEPT`` attempts, the detail cut to ``DETAIL_CHARS``); written by the
 sinks' workers after a failed attempt, read by the HTTP thread. Thread-safe.
+``in_words`` says a failure as the page and the replay say it.
 """
 
 from __future__ import annotations
@@ -43,3 +44,11 @@ class RecentFailures:
         with self._lock:
             attempts = list(self._attempts)
         return attempts[::-1][:limit]
+
+
+def in_words(reason: str, detail: str) -> str:
+    """The reason, then the error it came from when that says more (``max_attempts: http_500``;
+    ``http_400`` alone when the error says only that)."""
+    if detail.startswith(reason):
+        return detail
+    return f"{reason}: {detail}" if detail else reason

@@ -22,6 +22,7 @@ from typing import TextIO
 import msgspec
 
 from notifier.config.model import Config
+from notifier.delivery.failures import in_words
 from notifier.notifications import Notification, decoded
 from notifier.sinks.base import SendError, Sink
 from notifier.sinks.building import build_sink
@@ -103,7 +104,7 @@ class Replay:
         except SendError as err:
             if err.retryable:
                 self._given_up[letter.sink] = f"{letter.sink} answered {err.reason} to #{letter.id}"
-            return f"{err.reason}: {err}"
+            return in_words(err.reason, str(err))
         except Exception as err:  # a bug in the sink: say so, keep the letter, go on
             return f"the sink failed unexpectedly: {type(err).__name__}: {err}"
         return ""
