@@ -206,6 +206,11 @@ def test_a_dead_letter_is_replayed_from_the_page(
         WebDriverWait(browser, 5).until(alert_is_present()).accept()
         WebDriverWait(browser, 20).until(lambda d: _shown(d, "#notice", "sent 1, left 0"))
         assert "No dead letters" in text_of(browser, "#dead-letters")
+        browser.get(f"{page}/now?namespace={ns}")
+        replayed = re.compile(r"hook: delivered by a replay at \S+ \S+Z \(dead-lettered after")
+        assert replayed.search(text_of(browser, "#firing")), text_of(browser, "#firing")
+        browser.get(f"{page}/why?q=web-1")
+        assert replayed.search(text_of(browser, "#decisions")), text_of(browser, "#decisions")
     finally:
         assert service.stop() == 0, service.output()
     assert [r.status for r in receiver.received()] == [400, 200]
