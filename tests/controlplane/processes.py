@@ -23,6 +23,7 @@ import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 RUNS_ROOT_NAME = "kube-notifier-cp"
 LOWEST_PORT = 20000  # free_port's range: from here to the kernel's ephemeral range
@@ -74,6 +75,28 @@ def _listening_inodes(port: int) -> set[str]:
                 if fields[3] == LISTEN_STATE and int(fields[1].rsplit(":", 1)[1], 16) == port:
                     inodes.add(fields[9])
     return inodes
+
+
+class Server(Protocol):
+    """A child that listens: what ``wait_until`` and ``start_listening`` ask of it (a
+    ``Process``, or the service of tests/integration/service.py)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def pid(self) -> int | None: ...
+
+    def alive(self) -> bool: ...
+
+    def port_taken(self) -> bool: ...
+
+    def log_tail(self, lines: int = 40) -> str: ...
+
+    def stop(self) -> object: ...
+
+
+ServerT = TypeVar("ServerT", bound=Server)
 
 
 class Process:
@@ -138,7 +161,7 @@ class Process:
 
 
 def wait_until(
-    check: Callable[[], bool], timeout: float, what: str, proc: Process | None = None
+    check: Callable[[], bool], timeout: float, what: str, proc: Server | None = None
 ) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -156,8 +179,10 @@ Started = tuple[Process, list[int]]  # a server just started, and the ports it i
 
 
 def start_listening(
-    start: Callable[[], Started], first: Started | None = None, timeout: float = 60.0
-) -> Process:
+    start: Callable[[], tuple[ServerT, list[int]]],
+    first: tuple[ServerT, list[int]] | None = None,
+    timeout: float = 60.0,
+) -> ServerT:
     """``start()`` starts a server on ports it chooses (``first``: it did already); once the
     server listens on them it is returned. If it exits because a port was taken first,
     ``start()`` is called again."""
@@ -166,7 +191,7 @@ def start_listening(
         proc, ports = first or start()
         first = None
 
-        def listening(proc: Process = proc, ports: list[int] = ports) -> bool:
+        def listening(proc: Server = proc, ports: list[int] = ports) -> bool:
             return proc.pid is not None and all(listens(proc.pid, port) for port in ports)
 
         try:

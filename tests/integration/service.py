@@ -15,27 +15,28 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.controlplane.processes import free_port
+from tests.controlplane.processes import TAKEN, free_port, start_listening
 from tests.support.webhook_server import WebhookServer
 
 
 class ServiceProcess:
+    """``kube-notifier run`` as its own process, listening on a port chosen free.
+
+    A port chosen free may be taken before the service binds it (tests/controlplane/
+    processes.py says how): ``wait_ready`` starts it again on a new port when it exited
+    saying so, as the control plane's servers are (``start_listening``).
+    """
+
+    name = "kube-notifier"
+
     def __init__(
         self, config: Path, kubeconfig: Path, state: Path | str, *, extra: list[str] | None = None
     ) -> None:
-        self.port = free_port()
-        self.log_path = config.parent / f"service-{self.port}.log"
-        self.argv = [
-            sys.executable,
-            "-m",
-            "notifier",
-            "run",
+        self._options = [
             "--config",
             str(config),
             "--kubeconfig",
             str(kubeconfig),
-            "--listen",
-            f"127.0.0.1:{self.port}",
             "--state",
             str(state),
             "--log-format",
@@ -44,10 +45,24 @@ class ServiceProcess:
             "10",
             *(extra or []),
         ]
+        self._dir = config.parent
+        self._log_from = 0  # where this start's part of the log begins
         self.proc: subprocess.Popen[bytes] | None = None
+        self._listen_on(free_port())
+
+    def command(self, port: int) -> list[str]:
+        """What is run: the service, listening on ``port``."""
+        listen = ["--listen", f"127.0.0.1:{port}"]
+        return [sys.executable, "-m", "notifier", "run", *listen, *self._options]
+
+    def _listen_on(self, port: int) -> None:
+        self.port = port
+        self.log_path = self._dir / f"service-{port}.log"
+        self.argv = self.command(port)
 
     def start(self) -> ServiceProcess:
         log = self.log_path.open("ab")
+        self._log_from = log.tell()
         self.proc = subprocess.Popen(
             self.argv, stdout=log, stderr=subprocess.STDOUT, env=os.environ.copy()
         )
@@ -62,9 +77,12 @@ class ServiceProcess:
             return err.code, err.read().decode()
 
     def wait_ready(self, timeout: float = 30) -> None:
+        """Until /readyz answers 200; started again on a new port (``PORT_ATTEMPTS`` starts
+        in all) when it exited because its port was taken before it bound it."""
         deadline = time.monotonic() + timeout
+        self._wait_listening(timeout)
         while time.monotonic() < deadline:
-            assert self.proc is not None and self.proc.poll() is None, self.output()
+            assert self.alive(), self.output()
             try:
                 if self.get("/readyz")[0] == 200:
                     return
@@ -72,6 +90,36 @@ class ServiceProcess:
                 pass
             time.sleep(0.1)
         raise AssertionError(f"not ready in {timeout}s:\n{self.output()}")
+
+    def _wait_listening(self, timeout: float) -> None:
+        try:
+            start_listening(self._on_a_new_port, (self, [self.port]), timeout)
+        except RuntimeError:  # it exited for another reason than its port
+            raise AssertionError(f"exited before it listened:\n{self.output()}") from None
+        except TimeoutError:
+            raise AssertionError(f"not listening in {timeout}s:\n{self.output()}") from None
+
+    def _on_a_new_port(self) -> tuple[ServiceProcess, list[int]]:
+        self._listen_on(free_port())
+        return self.start(), [self.port]
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc else None
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def port_taken(self) -> bool:
+        """It exited because its port was taken (what its last start logged says so)."""
+        if self.alive() or not self.log_path.exists():
+            return False
+        with self.log_path.open("rb") as log:
+            log.seek(self._log_from)
+            return TAKEN in log.read().decode(errors="replace")
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.output().splitlines()[-lines:])
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
         assert self.proc is not None
