@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.controlplane.processes import TAKEN, free_port, start_listening
+from tests.controlplane.processes import TAKEN, free_port, listens, start_listening
 from tests.support.webhook_server import WebhookServer
 
 
@@ -77,25 +77,29 @@ class ServiceProcess:
             return err.code, err.read().decode()
 
     def wait_ready(self, timeout: float = 30) -> None:
-        """Until /readyz answers 200; started again on a new port (``PORT_ATTEMPTS`` starts
-        in all) when it exited because its port was taken before it bound it."""
+        """Until /readyz answers 200 from this process; started again on a new port (up to
+        ``PORT_ATTEMPTS`` times) when it exited because its port was taken before it bound it."""
         deadline = time.monotonic() + timeout
-        self._wait_listening(timeout)
         while time.monotonic() < deadline:
-            assert self.alive(), self.output()
-            try:
-                if self.get("/readyz")[0] == 200:
-                    return
-            except OSError:
-                pass
+            if not self.alive():
+                self._listening_again(deadline - time.monotonic())
+            elif self._answers_ready() and self.pid and listens(self.pid, self.port):
+                return
             time.sleep(0.1)
         raise AssertionError(f"not ready in {timeout}s:\n{self.output()}")
 
-    def _wait_listening(self, timeout: float) -> None:
+    def _answers_ready(self) -> bool:
+        try:
+            return self.get("/readyz")[0] == 200
+        except OSError:
+            return False
+
+    def _listening_again(self, timeout: float) -> None:
+        """It exited: started again on new ports while it was for a taken port, else fails."""
         try:
             start_listening(self._on_a_new_port, (self, [self.port]), timeout)
         except RuntimeError:  # it exited for another reason than its port
-            raise AssertionError(f"exited before it listened:\n{self.output()}") from None
+            raise AssertionError(f"exited before it was ready:\n{self.output()}") from None
         except TimeoutError:
             raise AssertionError(f"not listening in {timeout}s:\n{self.output()}") from None
 

@@ -88,6 +88,6 @@ class Broken(ServiceProcess):
 def test_a_service_that_exits_for_another_reason_is_not_started_again(config: Path) -> None:
     service = Broken(config, config, "none").start()
     first = service.port
-    with pytest.raises(AssertionError, match="exited before it listened:\nno config"):
+    with pytest.raises(AssertionError, match="exited before it was ready:\nno config"):
         service.wait_ready(timeout=30)
     assert service.port == first
