@@ -12,7 +12,8 @@ import time
 import urllib.error
 import urllib.request
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.controlplane.processes import TAKEN, free_port, listens, start_listening
@@ -149,6 +150,19 @@ class ServiceProcess:
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+
+@contextmanager
+def serving(
+    config: Path, kubeconfig: Path, state: Path | str, *, extra: list[str] | None = None
+) -> Iterator[ServiceProcess]:
+    """The service started and ready; on leaving, stopped, and its exit 0 (or its log)."""
+    service = ServiceProcess(config, kubeconfig, state, extra=extra).start()
+    try:
+        service.wait_ready()
+        yield service
+    finally:
+        assert service.stop() == 0, service.output()
 
 
 def keys_by_pod(receiver: WebhookServer) -> dict[str, set[str]]:

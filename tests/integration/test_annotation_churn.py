@@ -8,7 +8,7 @@ import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess, wait_acted_on
+from tests.integration.service import serving, wait_acted_on
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
@@ -39,11 +39,9 @@ def test_rss_stays_bounded_under_annotation_churn(
     kube.create_pod(ns, "web")
     config, state = tmp_path / "config.yaml", tmp_path / "state.db"
     config.write_text(CONFIG.format(ns=ns, url=receiver.url))
-    service = ServiceProcess(config, control_plane.kubeconfig, state).start()
-    try:
-        service.wait_ready()
-        assert service.proc is not None
-        before = _rss_mib(service.proc.pid)
+    with serving(config, control_plane.kubeconfig, state) as service:
+        assert service.pid is not None
+        before = _rss_mib(service.pid)
         version = ""
         for index in range(PATCHES):
             value = f"{index:06d}" + "x" * VALUE_BYTES
@@ -51,9 +49,7 @@ def test_rss_stays_bounded_under_annotation_churn(
             patched = kube.core.patch_namespaced_pod("web", ns, body)
             version = str(patched.metadata.resource_version)
         wait_acted_on(state, {f"{ns}/web": version}, timeout=60)
-        after = _rss_mib(service.proc.pid)
+        after = _rss_mib(service.pid)
         print(f"RSS {before:.0f} MiB -> {after:.0f} MiB after {PATCHES} patches of 200 KB")
         # Kept in the interning tables, 400 fresh values would be 80 MB and more.
         assert after - before < 48, f"RSS grew from {before:.0f} to {after:.0f} MiB"
-    finally:
-        assert service.stop() == 0, service.output()

@@ -13,7 +13,7 @@ from notifier.cli import main
 from tests.controlplane.cluster import ControlPlane
 from tests.controlplane.processes import wait_until
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess
+from tests.integration.service import ServiceProcess, serving
 from tests.integration.test_inhibition import _crashloop
 from tests.integration.test_silences import CONFIG
 from tests.support.webhook_server import WebhookServer
@@ -35,9 +35,7 @@ def test_a_replay_from_the_cli_shows_as_failed_again_then_as_delivered_by_it(
     config.write_text(CONFIG.format(ns=ns, url=receiver.url))
     replay = ["dead-letters", "replay", "--config", str(config), "--state", str(state)]
     receiver.answer(400, times=2)  # the send, then the first replay: refused
-    service = ServiceProcess(config, control_plane.kubeconfig, state).start()
-    try:
-        service.wait_ready()
+    with serving(config, control_plane.kubeconfig, state) as service:
         _crashloop(kube, ns, "web-1")
         now, why = f"/page/now?namespace={ns}", "/page/why?q=web-1"
         wait_until(lambda: f"hook: {DEAD}<" in _told(service, now), 30, "dead-lettered under Now")
@@ -52,8 +50,6 @@ def test_a_replay_from_the_cli_shows_as_failed_again_then_as_delivered_by_it(
         assert re.search(delivered, _told(service, now)), _told(service, now)
         assert re.search(rf"rule crashloops to {delivered}", _told(service, why))
         assert 'class="outcome">sent<' in _told(service, why)
-    finally:
-        assert service.stop() == 0, service.output()
     assert [r.status for r in receiver.received()] == [400, 400, 200]
 
 

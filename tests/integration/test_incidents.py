@@ -11,7 +11,7 @@ import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess, wait_acted_on
+from tests.integration.service import serving, wait_acted_on
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
@@ -60,24 +60,16 @@ def test_a_crash_loop_is_one_incident_across_a_restart_and_keeps_its_oom_kill(
     kube.create_pod(ns, "web")
     config, state = tmp_path / "config.yaml", tmp_path / "state.db"
     config.write_text(CONFIG.format(ns=ns, url=receiver.url))
-    service = ServiceProcess(config, control_plane.kubeconfig, state).start()
-    try:
-        service.wait_ready()
+    with serving(config, control_plane.kubeconfig, state):
         _cycle(kube, ns, 0, "Error")
         receiver.wait_for_count(1, timeout=30)
         version = _cycle(kube, ns, 1, "OOMKilled")
         wait_acted_on(state, {f"{ns}/web": version})
-    finally:
-        assert service.stop() == 0
-    again = ServiceProcess(config, control_plane.kubeconfig, state).start()
-    try:
-        again.wait_ready()
+    with serving(config, control_plane.kubeconfig, state):
         version = _cycle(kube, ns, 2, "Error")
         wait_acted_on(state, {f"{ns}/web": version})
         kube.delete_pod(ns, "web")  # ends the incident at once
         receiver.wait_for_count(2, timeout=30)
-    finally:
-        assert again.stop() == 0
     [firing, resolved] = [request.json() for request in receiver.received()]
     assert (firing["status"], resolved["status"]) == ("firing", "resolved")
     assert firing["fingerprint"] == resolved["fingerprint"]
@@ -98,9 +90,7 @@ def test_a_crash_loop_running_again_after_its_oom_kill_is_resolved(
     config = tmp_path / "config.yaml"
     assert "recovery_window: 2s" in QUICK_RECOVERY
     config.write_text(QUICK_RECOVERY.format(ns=ns, url=receiver.url))
-    service = ServiceProcess(config, control_plane.kubeconfig, tmp_path / "state.db").start()
-    try:
-        service.wait_ready()
+    with serving(config, control_plane.kubeconfig, tmp_path / "state.db"):
         _cycle(kube, ns, 0, "OOMKilled")
         receiver.wait_for_count(1, timeout=30)
         again = _status(1, running=True)
@@ -108,8 +98,6 @@ def test_a_crash_loop_running_again_after_its_oom_kill_is_resolved(
         again["status"]["containerStatuses"][0]["lastState"] = killed
         kube.core.patch_namespaced_pod_status("web", ns, again)
         receiver.wait_for_count(2, timeout=30)
-    finally:
-        assert service.stop() == 0
     [firing, resolved] = [request.json() for request in receiver.received()]
     assert (firing["status"], resolved["status"]) == ("firing", "resolved")
     assert "OOMKilled" in firing["transition"]["text"]

@@ -9,7 +9,7 @@ import pytest
 
 from tests.controlplane.cluster import ControlPlane
 from tests.integration.kube import Kube
-from tests.integration.service import ServiceProcess
+from tests.integration.service import serving
 from tests.support.webhook_server import WebhookServer
 
 pytestmark = pytest.mark.integration
@@ -59,9 +59,7 @@ def test_a_crash_loop_is_told_and_its_recovery_told_once(
     kube.create_pod(ns, "web")
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG.format(ns=ns, url=receiver.url))
-    service = ServiceProcess(config, control_plane.kubeconfig, tmp_path / "state.db").start()
-    try:
-        service.wait_ready()
+    with serving(config, control_plane.kubeconfig, tmp_path / "state.db"):
         looping = {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 40s"}}
         kube.core.patch_namespaced_pod_status("web", ns, _status(looping, False, 3))
         receiver.wait_for_count(1, timeout=30)
@@ -71,8 +69,6 @@ def test_a_crash_loop_is_told_and_its_recovery_told_once(
         kube.label_pod(ns, "web", "after")  # later changes: nothing more to resolve
         kube.delete_pod(ns, "web")
         receiver.wait_for_count(3, timeout=30)  # the other rule's delete: the service saw it
-    finally:
-        assert service.stop() == 0
     [(first, told), (second, over), (third, other)] = _statuses(receiver)
     assert (first, second) == ("firing", "resolved") and told == over
     assert third == "firing" and other != told  # the delete, not a second resolution
