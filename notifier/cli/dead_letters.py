@@ -8,7 +8,9 @@ list``): the file is opened without migrating or moving it.
 (``delivery/replay.py``, which the page uses too): oldest first, under its
 original idempotency key; a letter that is sent is removed, one that fails
 stays, and after a retryable failure the rest of that sink's letters are
-left for a later run. The exit code says something was left (1).
+left for a later run. What each send did is written into the state file, so
+the running service's page says "delivered by a replay" or "failed again".
+The exit code says something was left (1).
 """
 
 from __future__ import annotations
