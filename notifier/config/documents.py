@@ -209,7 +209,7 @@ class _Builder:
             return self._mapping(node, path, depth)
         inner = depth + 1
         return [
-            item.value if self._taken_as_written(item, inner) else self.build(item, (*path, i), inner)
+            item.value if self._as_written(item, inner) else self.build(item, (*path, i), inner)
             for i, item in enumerate(node.value)
         ]
 
@@ -221,7 +221,7 @@ class _Builder:
             what = f"more than {MAX_NODES:,} values, counting what aliases and merge keys expand to"
             raise _TooBigError(path, node, what)
 
-    def _taken_as_written(self, node: Node, depth: int) -> bool:
+    def _as_written(self, node: Node, depth: int) -> bool:
         """Whether ``node`` is text taken as written (most values), counted if so: its value
         is then the data, with no call to ``build`` and no key path made for it."""
         if type(node) is not ScalarNode or node.tag != _STR_TAG or "$" in node.value:
@@ -241,7 +241,7 @@ class _Builder:
             key = key_node.value
             if key in result:
                 self._duplicate(node, path, key_node)
-            elif self._taken_as_written(value_node, inner):
+            elif self._as_written(value_node, inner):
                 result[key] = value_node.value
             else:
                 result[key] = self.build(value_node, (*path, key), inner)
