@@ -1,5 +1,3 @@
-import sys
+from notifier.cli import entry
 
-from notifier.cli import main
-
-sys.exit(main())
+entry()

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import difflib
 import functools
-from dataclasses import dataclass
+
+from notifier.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Suggesting:
     """``before`` + " (did you mean 'x'?)" when a choice is near ``word`` + ``after``."""
 

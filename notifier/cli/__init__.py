@@ -7,9 +7,11 @@ is chosen (``cli/commands.py``, ``cli/run.py``)."""
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from notifier.cli.commands import (
     add_dead_letter_commands,
@@ -54,5 +56,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def entry() -> NoReturn:
+    """``kube-notifier`` and ``python -m notifier``: ``main``, then the exit.
+
+    A command that leaves nothing to finish (``quick_exit``: the ``rules`` commands) ends
+    the process once its output is flushed, without the interpreter's teardown: freeing
+    the modules it imported and what it built took 0.1-0.15 s of CPU, a tenth of checking
+    a 20,000-rule file (docs/benchmarks.md)."""
+    args = build_parser().parse_args()
+    code: int = args.handler(args)
+    if getattr(args, "quick_exit", False):
+        _exit_now(code)
+    sys.exit(code)
+
+
+def _exit_now(code: int) -> NoReturn:
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: as the interpreter's own exit says it
+            code = code or 120
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

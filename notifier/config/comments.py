@@ -42,9 +42,8 @@ def comment_hints(text: str, document: Document) -> list[tuple[CommentHint, str]
     if not comments:
         return []
     found = []
-    for path, spot in document.spots.items():
-        key = spot.key
-        if key is None or key.line not in comments or _value(document.data, path) is not None:
+    for path, key in document.key_positions():
+        if key.line not in comments or _value(document.data, path) is not None:
             continue
         column, comment = comments[key.line]
         found.append((CommentHint(path, Position(key.line, column)), comment))

@@ -1,10 +1,10 @@
 """Reading YAML while remembering where every value came from.
 
 ``parse_document`` composes the YAML (``yaml.compose`` keeps each node's
-line and column), builds plain Python data from the nodes, expands
-``${VAR}`` references in string values and records, per key path, the
-position of the key and of the value. Later stages report problems by key
-path; ``Document.locate`` turns a path into line and column.
+line and column), builds plain Python data from the nodes and expands
+``${VAR}`` references in string values. Later stages report problems by key
+path; ``Document.locate`` walks the node tree to that path for its line and
+column (``node_tree.py``), so positions cost nothing until one is asked for.
 
 Rules of the road: keys are taken as written (``on:`` stays the string
 "on"); duplicate keys are errors; ``<<`` merge keys work as YAML 1.1 says
@@ -16,13 +16,15 @@ typed after expansion, so ``port: ${PORT:-8080}`` is a number while
 Bounded: a document of more than ``MAX_BYTES`` is refused before it is
 parsed, and building the data stops past ``MAX_NODES`` values or
 ``MAX_DEPTH`` levels, counting what aliases and merge keys expand to (a
-400-byte file of nested merges used to expand to 780 MB).
+400-byte file of nested merges used to expand to 780 MB); a mapping that
+merges a mapping it is part of is a problem, not a recursion without end.
 """
 
 from __future__ import annotations
 
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,55 +32,65 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from notifier.config.environment import ExpansionError, expand
+from notifier.config.node_tree import (
+    MAX_DEPTH,
+    MAX_NODES,
+    NodeWalk,
+    Pairs,
+    WalkTooLongError,
+    pairs_of,
+)
+from notifier.records import record
 from notifier.rules.config.problems import KeyPath, format_path
 
 MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
-MAX_DEPTH = 64
-MAX_NODES = 100_000  # bounds alias and merge expansion ("billion laughs")
 _STR_TAG = "tag:yaml.org,2002:str"
 _INT_TAG = "tag:yaml.org,2002:int"
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]{0,17})")  # sexagesimal, 0x, 0o, 1_000: PyYAML's
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-Pairs = list[tuple[Node, Node]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Position:
     line: int  # 1-based
     column: int  # 1-based
 
 
-@dataclass(frozen=True, slots=True)
-class Spot:
-    """Where a value (and its key, inside a mapping) is: YAML's marks, as kept for every
-    value of a large file, turned into a ``Position`` only when one is asked for."""
-
-    key_mark: yaml.Mark | None
-    value_mark: yaml.Mark
-
-    @property
-    def key(self) -> Position | None:
-        return None if self.key_mark is None else _position_of(self.key_mark)
-
-    @property
-    def value(self) -> Position:
-        return _position_of(self.value_mark)
-
-
 @dataclass
 class Document:
+    """The data, the node tree it was built from (positions are looked up in it only when
+    asked: a valid file of 20,000 rules asks none), and what went wrong."""
+
     data: Any
-    spots: dict[KeyPath, Spot] = field(default_factory=dict)
+    root: Node | None = None
     from_environment: set[KeyPath] = field(default_factory=set)
     problems: list[tuple[KeyPath, Position | None, str]] = field(default_factory=list)
 
     def locate(self, path: KeyPath, *, prefer_key: bool = False) -> Position | None:
         """The position of ``path``, or of its nearest ancestor that has one."""
-        for end in range(len(path), -1, -1):
-            spot = self.spots.get(path[:end])
-            if spot is not None:
-                return (spot.key or spot.value) if prefer_key else spot.value
-        return None
+        if self.root is None:
+            return None
+        key, node, walk = None, self.root, NodeWalk()
+        for part in path:
+            try:
+                found = walk.child(node, part)
+            except WalkTooLongError:
+                break
+            if found is None:
+                break
+            key, node = found
+        mark = (key or node.start_mark) if prefer_key else node.start_mark
+        return _position_of(mark)
+
+    def key_positions(self) -> Iterator[tuple[KeyPath, Position]]:
+        """Each key that builds a value of the data, with its path, in the order the data has them
+        (at most ``MAX_NODES``: as many as building the data took)."""
+        if self.root is None:
+            return
+        try:
+            for path, mark in NodeWalk().keys(self.root):
+                yield path, _position_of(mark)
+        except WalkTooLongError:
+            return
 
 
 def parse_document(text: str, environ: Mapping[str, str]) -> Document:
@@ -88,11 +100,11 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
         size = f"{len(text.encode('utf-8', 'replace')):,} bytes"
         document.problems.append(((), None, f"config is {size}; at most {MAX_BYTES:,} are read"))
         return document
-    root = _composed(text, document)
+    root = document.root = _composed(text, document)
     if root is None:
         return document
     try:
-        document.data = _Builder(document, environ).build(root, (), None, 0)
+        document.data = _Builder(document, environ).build(root, (), 0)
     except _TooBigError as exc:
         document.problems.append((exc.path, exc.position, str(exc)))
     return document
@@ -112,6 +124,12 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
         MappingNode: "tag:yaml.org,2002:map",
         SequenceNode: "tag:yaml.org,2002:seq",
     }
+
+    # libyaml's composer calls these two at every node, for PyYAML's path resolvers, which
+    # no one registers (asserted below): C callables that do nothing stand in for them, a
+    # fifth of the time composing a large file takes.
+    descend_resolver = operator.is_  # (parent, index): unused
+    ascend_resolver = tuple  # (): unused
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
@@ -179,22 +197,21 @@ def _short(exc: BaseException) -> str:
 class _Builder:
     def __init__(self, document: Document, environ: Mapping[str, str]) -> None:
         self._document = document
-        self._spots = document.spots
         self._environ = environ
         self._loader = yaml.SafeLoader("")
         self._nodes = 0
 
-    def build(self, node: Node, path: KeyPath, key: yaml.Mark | None, depth: int) -> Any:
+    def build(self, node: Node, path: KeyPath, depth: int) -> Any:
         self._count(path, node, depth)
-        spots = self._spots
-        if path not in spots:  # a merged value's spot is its own mapping's key
-            spots[path] = Spot(key, node.start_mark)
         if isinstance(node, ScalarNode):  # most values, so asked first
             return self._scalar(node, path)
         if isinstance(node, MappingNode):
             return self._mapping(node, path, depth)
-        assert isinstance(node, SequenceNode)
-        return [self.build(item, (*path, i), None, depth + 1) for i, item in enumerate(node.value)]
+        inner = depth + 1
+        return [
+            item.value if self._as_written(item, inner) else self.build(item, (*path, i), inner)
+            for i, item in enumerate(node.value)
+        ]
 
     def _count(self, path: KeyPath, node: Node, depth: int) -> None:
         self._nodes += 1
@@ -204,48 +221,50 @@ class _Builder:
             what = f"more than {MAX_NODES:,} values, counting what aliases and merge keys expand to"
             raise _TooBigError(path, node, what)
 
+    def _as_written(self, node: Node, depth: int) -> bool:
+        """Whether ``node`` is text taken as written (most values), counted if so: its value
+        is then the data, with no call to ``build`` and no key path made for it."""
+        if type(node) is not ScalarNode or node.tag != _STR_TAG or "$" in node.value:
+            return False
+        if depth > MAX_DEPTH or self._nodes >= MAX_NODES:
+            return False  # ``build`` says so, with the path
+        self._nodes += 1
+        return True
+
     def _mapping(self, node: MappingNode, path: KeyPath, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
+        inner = depth + 1
         for key_node, value_node in self._pairs(node, path, depth):
-            if not isinstance(key_node, ScalarNode):
+            if type(key_node) is not ScalarNode:
                 self._problem(path, _mark(key_node), "keys must be plain text")
                 continue
             key = key_node.value
             if key in result:
-                first = self._document.spots[(*path, key)].key
-                line = f" (first at line {first.line})" if first else ""
-                self._problem((*path, key), _mark(key_node), f"duplicate key {key!r}{line}")
-                continue
-            result[key] = self.build(value_node, (*path, key), key_node.start_mark, depth + 1)
+                self._duplicate(node, path, key_node)
+            elif self._as_written(value_node, inner):
+                result[key] = value_node.value
+            else:
+                result[key] = self.build(value_node, (*path, key), inner)
         return result
 
     def _pairs(self, node: MappingNode, path: KeyPath, depth: int) -> Pairs:
-        """The mapping's own pairs, then merged ones for keys it does not set itself."""
-        pairs: Pairs = node.value
-        for key_node, _ in pairs:
-            if key_node.tag == _MERGE_TAG:
-                break
-        else:
-            return pairs
-        own = [(k, v) for k, v in pairs if k.tag != _MERGE_TAG]
-        merges = [v for k, v in pairs if k.tag == _MERGE_TAG]
-        keys = {k.value for k, _ in own if isinstance(k, ScalarNode)}
-        pairs = list(own)
-        for source in (m for merge in merges for m in _merge_sources(merge)):
-            if not isinstance(source, MappingNode):
-                self._problem(
-                    path, _mark(source), "a merge key (<<) takes a mapping or a list of them"
-                )
-                continue
-            for key_node, value_node in self._pairs(source, path, depth + 1):
-                self._count(path, key_node, depth)
-                if isinstance(key_node, ScalarNode) and key_node.value not in keys:
-                    keys.add(key_node.value)
-                    pairs.append((key_node, value_node))
-        return pairs
+        def bad_merge(source: Node, message: str) -> None:
+            self._problem(path, _mark(source), message)
+
+        def merged(merged_node: Node, level: int) -> None:
+            self._count(path, merged_node, depth + level)
+
+        return pairs_of(node, bad_merge, merged)
+
+    def _duplicate(self, node: MappingNode, path: KeyPath, key_node: Node) -> None:
+        """A key the mapping has twice (merged keys never are: a mapping's own key wins)."""
+        key = key_node.value
+        first = next(k for k, _ in node.value if isinstance(k, ScalarNode) and k.value == key)
+        message = f"duplicate key {key!r} (first at line {first.start_mark.line + 1})"
+        self._problem((*path, key), _mark(key_node), message)
 
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
-        if node.tag == _STR_TAG:  # most values: text as written, no constructor needed
+        if node.tag == _STR_TAG:  # text as written, no constructor needed
             return self._expanded(node, path) if "$" in node.value else node.value
         if node.tag == _INT_TAG and _DECIMAL.fullmatch(node.value):  # PyYAML's is slow
             return int(node.value)
@@ -281,10 +300,6 @@ class _TooBigError(Exception):
         super().__init__(f"{what}, at {format_path(path) or 'the top'}")
         self.path = path
         self.position = _mark(node)
-
-
-def _merge_sources(merge: Node) -> list[Node]:
-    return list(merge.value) if isinstance(merge, SequenceNode) else [merge]
 
 
 def _mark(node: Node) -> Position:

@@ -9,16 +9,16 @@ worked out when the issue is shown (``notifier.suggestions``): a report of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
 
+from notifier.records import record
 from notifier.suggestions import Wording, text_before
 
 Severity = Literal["error", "warning"]
 MAX_SHOWN = 50  # a file with thousands of errors: the first ones say enough
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ConfigIssue:
     source: str  # the file name (or "<configmap kube-system/kube-notifier>")
     line: int | None  # 1-based; None when the problem has no place in the text

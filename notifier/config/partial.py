@@ -49,7 +49,7 @@ def partial_source(
     kinds, declared, broken_kinds = _declare_valid_resources(data.get("watch"))
     rules = data.get("rules", [])
     items = list(enumerate(rules if isinstance(rules, list) else []))
-    broken = frozenset(i for i, item in items if _names_any(item, broken_kinds))
+    broken = frozenset(i for i, item in items if broken_kinds and _names_any(item, broken_kinds))
     defaults = _valid(DefaultsSpec, data.get("defaults", {}))
     if defaults is None:
         return PartialSource(None, declared, broken, kinds)

@@ -17,7 +17,6 @@ import re
 import types
 import typing
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -25,6 +24,7 @@ from pydantic_core import ErrorDetails
 
 from notifier.kinds.registry import KINDS
 from notifier.objects import KIND_PATTERN
+from notifier.records import record
 from notifier.rules.config.problems import KeyPath
 from notifier.suggestions import Suggesting, Wording
 from notifier.transitions.vocabulary import all_kinds
@@ -35,7 +35,7 @@ _SECRET_WORDS = ("secret", "token", "password", "passwd", "auth", "key", "url", 
 _SECRET_WORD = re.compile("|".join(_SECRET_WORDS), re.IGNORECASE)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Problem:
     path: KeyPath
     wording: Wording

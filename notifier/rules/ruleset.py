@@ -28,6 +28,7 @@ from enum import StrEnum
 from notifier.notifications import ContextPart
 from notifier.objects import Kind
 from notifier.origin import Origin
+from notifier.records import record
 from notifier.rules.config.specs import Action
 from notifier.rules.matching.predicates import Matcher, NotOptedOut, OriginIn
 from notifier.rules.matching.probing import EvalContext, Probe
@@ -40,7 +41,7 @@ from notifier.transitions.model import Transition
 _STARTUP = frozenset({Origin.INITIAL_LIST, Origin.RESYNC})
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(eq=False)
 class CompiledRule:
     name: str
     position: int  # order of evaluation; the default route is last

@@ -7,14 +7,13 @@ The config loader turns key paths into file, line and column.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from notifier.records import record
 from notifier.suggestions import Wording
 
 KeyPath = tuple[str | int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RuleProblem:
     path: KeyPath
     wording: Wording  # its "did you mean" worked out when shown (notifier.suggestions)

@@ -71,6 +71,9 @@ class MatchSpec(_Spec):
     hold_for: Duration | None = Field(default=None, alias="for")
 
 
+MATCH_ALL = MatchSpec()
+
+
 class FlappingSpec(_Spec):
     """An object entering and leaving the rule's states ``changes`` times within ``within``."""
 
@@ -97,7 +100,9 @@ class RuleSpec(_Spec):
 
     name: str
     description: str = ""
-    match: MatchSpec = Field(default_factory=MatchSpec)  # a shared default is deep-copied per rule
+    # A rule without ``match:`` matches everything: they all share one frozen MatchSpec (a
+    # default instance would be deep-copied per rule, a factory of new ones validated per rule).
+    match: MatchSpec = Field(default_factory=lambda: MATCH_ALL)
     action: Action = Action.NOTIFY
     until: AwareDatetime | None = None
     sinks: list[str] = Field(default_factory=list)

@@ -120,8 +120,8 @@ class NameFilter:
 def parse_filter(items: Iterable[str]) -> NameFilter:
     """Compile a pattern list; raises ``PatternError`` listing every bad item by position."""
     texts = tuple(items)
-    if not texts:
-        return NameFilter(frozenset(), (), (), ())
+    if not texts:  # most lists of most rules: one filter, that lets every name through
+        return _EVERY_NAME
     include_exact: set[str] = set()
     include_patterns: list[NamePattern] = []
     exclude: list[NamePattern] = []
@@ -141,6 +141,9 @@ def parse_filter(items: Iterable[str]) -> NameFilter:
     if errors:
         raise PatternError(errors)
     return NameFilter(frozenset(include_exact), tuple(include_patterns), tuple(exclude), texts)
+
+
+_EVERY_NAME = NameFilter(frozenset(), (), (), ())
 
 
 class PatternError(ValueError):

@@ -78,3 +78,31 @@ def test_syntax_error_has_a_position() -> None:
     assert path == ()
     assert where is not None and where.line == 2
     assert message.startswith("not valid YAML")
+
+
+def test_a_mapping_that_merges_itself_is_a_problem_not_a_crash() -> None:
+    document = parse_document("a: &a {x: 1, <<: *a}\nb: {<<: *a}\n", {})
+    assert document.data == {"a": {"x": 1}, "b": {"x": 1}}
+    message = "a merge key (<<) cannot take in a mapping it is part of"
+    assert document.problems == [
+        (("a",), Position(1, 4), message),
+        (("b",), Position(1, 4), message),  # what b merges merges itself
+    ]
+
+
+def test_a_long_chain_of_merges_is_bounded() -> None:
+    lines = ["m0: &m0 {k0: v}"]
+    lines += [f"m{i}: &m{i} {{<<: *m{i - 1}}}" for i in range(1, 2000)]
+    problems = parse_document("\n".join(lines), {}).problems
+    bounds = ("nested deeper than 64 levels", "more than 100,000 values")
+    assert problems and all(any(b in m for b in bounds) for _, _, m in problems)
+
+
+def test_positions_are_found_through_merged_keys_and_keys_are_listed_in_order() -> None:
+    document = parse_document(TEXT, {})
+    assert document.locate(("rule", "kinds", 0)) == Position(6, 11)
+    assert document.locate(("rule", "kinds"), prefer_key=True) == Position(6, 3)
+    keys = [path for path, _ in document.key_positions()]
+    assert keys[:3] == [("cluster_name",), ("watch",), ("watch", "workers")]
+    assert ("rule", "kinds") in keys and ("rule", "name") in keys
+    assert keys.index(("rule", "name")) < keys.index(("rule", "kinds"))  # own keys, then merged
