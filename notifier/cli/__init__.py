@@ -52,22 +52,26 @@ class _Version(argparse.Action):
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.done = _returned
     code: int = args.handler(args)
     return code
 
 
 def entry() -> NoReturn:
-    """``kube-notifier`` and ``python -m notifier``: ``main``, then the exit.
+    """``kube-notifier`` and ``python -m notifier``: the command, then the process's end.
 
-    A command that leaves nothing to finish (``quick_exit``: the ``rules`` commands) ends
-    the process once its output is flushed, without the interpreter's teardown: freeing
-    the modules it imported and what it built took 0.1-0.15 s of CPU, a tenth of checking
-    a 20,000-rule file (docs/benchmarks.md)."""
+    A command with nothing left to finish (the ``rules`` commands) hands its exit code to
+    ``args.done`` while what it built is still alive: here that ends the process once the
+    output is flushed, without the interpreter freeing what the command built and the
+    modules it imported (0.1-0.3 s of CPU for a 20,000-rule file, docs/benchmarks.md);
+    under ``main`` it returns the code."""
     args = build_parser().parse_args()
-    code: int = args.handler(args)
-    if getattr(args, "quick_exit", False):
-        _exit_now(code)
-    sys.exit(code)
+    args.done = _exit_now
+    sys.exit(args.handler(args))
+
+
+def _returned(code: int) -> int:
+    return code
 
 
 def _exit_now(code: int) -> NoReturn:

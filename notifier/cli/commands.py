@@ -41,7 +41,7 @@ def add_rules_commands(subparsers: Commands) -> None:
     )
     check.add_argument("--kubeconfig", default=None, help="with --service-account")
     check.add_argument("--context", default=None, help="with --service-account")
-    check.set_defaults(handler=_rules_check, quick_exit=True)
+    check.set_defaults(handler=_rules_check)
     _add_rules_test(commands)
     _add_rules_timeline(commands)
 
@@ -76,7 +76,7 @@ def _add_rules_test(commands: Commands) -> None:
     )
     test.add_argument("--kubeconfig", default=None, help="with --silences-config-map")
     test.add_argument("--context", default=None, help="with --silences-config-map")
-    test.set_defaults(handler=_rules_test, quick_exit=True)
+    test.set_defaults(handler=_rules_test)
 
 
 def _add_rules_timeline(commands: Commands) -> None:
@@ -85,7 +85,7 @@ def _add_rules_timeline(commands: Commands) -> None:
     timeline.add_argument("states", nargs="+", help="FILE@TIME: 0s, 15m, or an RFC 3339 time")
     timeline.add_argument("--every", default="1m", help="between states with no time of their own")
     timeline.add_argument("--until", default="1h", help="how long the clock runs after the last")
-    timeline.set_defaults(handler=_rules_timeline, quick_exit=True)
+    timeline.set_defaults(handler=_rules_timeline)
 
 
 def add_dead_letter_commands(subparsers: Commands) -> None:
@@ -174,21 +174,21 @@ def _rules_check(args: argparse.Namespace) -> int:
     with collection_paused():
         from notifier.cli.rules_check import run_check  # noqa: PLC0415
 
-        return run_check(args)
+        return run_check(args, done=args.done)
 
 
 def _rules_test(args: argparse.Namespace) -> int:
     with collection_paused():
         from notifier.cli.rules import run_test  # noqa: PLC0415
 
-    return run_test(args)
+    return int(args.done(run_test(args)))
 
 
 def _rules_timeline(args: argparse.Namespace) -> int:
     with collection_paused():
         from notifier.cli.timeline import run_timeline  # noqa: PLC0415
 
-    return run_timeline(args)
+    return int(args.done(run_timeline(args)))
 
 
 def _dead_letters_list(args: argparse.Namespace) -> int:

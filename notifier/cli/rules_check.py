@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -24,11 +25,16 @@ from notifier.exits import Exit
 from notifier.sinks.building import sink_problems
 
 
-def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
+def run_check(
+    args: argparse.Namespace, out: TextIO | None = None, *, done: Callable[[int], int] = int
+) -> int:
+    """Check ``args.file``; the exit code goes through ``done`` while what the check built
+    is alive (the command line ends the process there: ``notifier.cli.entry``)."""
     out = out or sys.stdout
-    loaded = load_checked(args.file, out, read_files=not args.no_files)
-    if loaded is None:
-        return Exit.CONFIG
+    loaded = checked(args.file, read_files=not args.no_files)
+    if not isinstance(loaded, LoadedConfig):
+        print(loaded, file=out)
+        return done(Exit.CONFIG)
     config = loaded.config
     enabled = sum(1 for sink in config.sinks if sink.enabled)
     print(
@@ -45,24 +51,21 @@ def run_check(args: argparse.Namespace, out: TextIO | None = None) -> int:
             file=out,
         )
     if args.service_account and config.context_parts():
-        return _check_access(args, config, out)
-    return 0
+        return done(_check_access(args, config, out))
+    return done(0)
 
 
-def load_checked(path: Path, out: TextIO, *, read_files: bool = True) -> LoadedConfig | None:
-    """The config as ``run`` would start with it, sinks built; None (said in ``out``) if not."""
+def checked(path: Path, *, read_files: bool = True) -> LoadedConfig | ConfigError | str:
+    """The config as ``run`` would start with it, sinks built; else what is wrong with it."""
     try:
         loaded = read_config(path)
     except ConfigError as exc:
-        print(exc, file=out)
-        return None
+        return exc
     except OSError as exc:
-        print(f"{path}: cannot read: {exc.strerror or exc}", file=out)
-        return None
+        return f"{path}: cannot read: {exc.strerror or exc}"
     problems = sink_problems(loaded.config.sinks, read_files=read_files)
     if problems:
-        print(sink_build_error(path, loaded.config, problems), file=out)
-        return None
+        return sink_build_error(path, loaded.config, problems)
     return loaded
 
 
