@@ -69,15 +69,7 @@ class Document:
         """The position of ``path``, or of its nearest ancestor that has one."""
         if self.root is None:
             return None
-        key, node, walk = None, self.root, NodeWalk()
-        for part in path:
-            try:
-                found = walk.child(node, part)
-            except WalkTooLongError:
-                break
-            if found is None:
-                break
-            key, node = found
+        key, node = NodeWalk().towards(self.root, path)
         mark = (key or node.start_mark) if prefer_key else node.start_mark
         return _position_of(mark)
 

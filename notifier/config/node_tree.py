@@ -85,15 +85,34 @@ class NodeWalk:
     def __init__(self) -> None:
         self._visited = 0
 
-    def child(self, node: Node, part: str | int) -> tuple[yaml.Mark | None, Node] | None:
-        """``node``'s child named ``part`` (with its key's mark), or None."""
-        if isinstance(node, MappingNode):
-            for key_node, value_node in pairs_of(node, _ignored, self._visit):
-                if key_node.value == part and type(key_node) is ScalarNode:
-                    return key_node.start_mark, value_node
+    def towards(self, root: Node, path: KeyPath) -> tuple[yaml.Mark | None, Node]:
+        """The node at ``path`` below ``root``, or the deepest on its way (with the mark of
+        its key, None for a list's item or the root). Asked for each problem of a file: a
+        step is a look at a mapping's own keys, and its merged ones only if not there."""
+        key, node = None, root
+        try:
+            for part in path:
+                if isinstance(node, MappingNode):
+                    found = _own(node, part) or self._merged(node, part)
+                    if found is None:
+                        break
+                    key, node = found
+                elif isinstance(node, SequenceNode) and type(part) is int:
+                    if not 0 <= part < len(node.value):
+                        break
+                    key, node = None, node.value[part]
+                else:
+                    break
+        except WalkTooLongError:
+            pass
+        return key, node
+
+    def _merged(self, node: MappingNode, part: str | int) -> tuple[yaml.Mark, Node] | None:
+        if not any(key_node.tag == MERGE_TAG for key_node, _ in node.value):
             return None
-        if isinstance(node, SequenceNode) and type(part) is int and 0 <= part < len(node.value):
-            return None, node.value[part]
+        for key_node, value_node in pairs_of(node, _ignored, self._visit):
+            if key_node.value == part and isinstance(key_node, ScalarNode):
+                return key_node.start_mark, value_node
         return None
 
     def keys(self, root: Node) -> Iterator[tuple[KeyPath, yaml.Mark]]:
@@ -123,6 +142,15 @@ class NodeWalk:
         self._visited += 1
         if self._visited > MAX_NODES:
             raise WalkTooLongError
+
+
+def _own(node: MappingNode, part: str | int) -> tuple[yaml.Mark, Node] | None:
+    """The first of ``node``'s own keys named ``part`` (a mapping's own key wins over a merged
+    one, and the first of two alike is the one built)."""
+    for key_node, value_node in node.value:
+        if key_node.value == part and isinstance(key_node, ScalarNode):
+            return key_node.start_mark, value_node
+    return None
 
 
 def _ignored(_: Node, __: str) -> None:

@@ -88,9 +88,9 @@ class Kinds(Mapping[Kind, KindSpec[Any]]):
         """Every word a rule may use in ``from`` / ``to`` for ``kind``."""
         return self._specs[kind].names
 
-    @property
+    @functools.cached_property
     def all(self) -> frozenset[Kind]:
-        return frozenset(self._specs)
+        return frozenset(self._specs)  # one set: each rule compiled asks for it
 
     @functools.cached_property
     def _union(self) -> tuple[Any, msgspec.json.Decoder[Any]]:

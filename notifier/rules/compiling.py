@@ -10,6 +10,7 @@ problem with its key path) and is otherwise pure.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -224,8 +225,12 @@ class _Compiler:
         sinks = self._source.sinks
         for position, name in enumerate(names):
             if name not in sinks:
-                defined = ", ".join(sorted(sinks)) or "none"
-                self._problems.add((*path, position), f"unknown sink {name!r} (defined: {defined})")
+                message = f"unknown sink {name!r} (defined: {self._defined_sinks})"
+                self._problems.add((*path, position), message)
+
+    @functools.cached_property
+    def _defined_sinks(self) -> str:
+        return ", ".join(sorted(self._source.sinks)) or "none"
 
     def _enabled(self, names: Sequence[str]) -> tuple[str, ...]:
         listed = tuple(names)

@@ -10,11 +10,11 @@ counted as suppressed at startup rather than as unmatched.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Protocol
 
 from notifier.objects import EventType, Kind
 from notifier.origin import Origin
+from notifier.records import record
 from notifier.rules.matching.patterns import NameFilter
 from notifier.rules.matching.probing import Probe
 from notifier.rules.matching.selectors import Selector
@@ -30,7 +30,7 @@ def _listed(names: Iterable[str]) -> str:
     return ", ".join(sorted(names)) or "none"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class KindIs:
     kinds: frozenset[Kind]
 
@@ -41,7 +41,7 @@ class KindIs:
         return f"kind {probe.transition.kind} is not one of {_listed(self.kinds)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reaches:
     """``to:``: the transition entered one of these states or carries one of these signals."""
 
@@ -54,7 +54,7 @@ class Reaches:
         return f"reached {_listed(probe.reached)}, not any of {_listed(self.names)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LeavesFrom:
     """``from:``: one of these states held before the change."""
 
@@ -68,7 +68,7 @@ class LeavesFrom:
         return f"states before were {before}, not any of {_listed(self.names)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EventIs:
     events: frozenset[EventType]
 
@@ -79,7 +79,7 @@ class EventIs:
         return f"event {probe.transition.event} is not one of {_listed(self.events)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NamespaceIn:
     names: NameFilter
 
@@ -91,7 +91,7 @@ class NamespaceIn:
         return f"namespace {namespace!r} does not match {list(self.names.text)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NameIn:
     names: NameFilter
 
@@ -102,7 +102,7 @@ class NameIn:
         return f"name {probe.obj.metadata.name!r} does not match {list(self.names.text)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReasonIn:
     """``reasons:``: the reason its kind gives (a Job's failure, an Event's, a container's)."""
 
@@ -115,7 +115,7 @@ class ReasonIn:
         return f"reason {probe.reason!r} does not match {list(self.reasons.text)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ChangedFields:
     """``fields:``: at least one change at or below one of these dotted paths."""
 
@@ -140,7 +140,7 @@ def _under(path: str, prefixes: tuple[str, ...]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LabelsMatch:
     selector: Selector
 
@@ -152,7 +152,7 @@ class LabelsMatch:
         return f"labels do not meet {str(failing)!r} of selector {self.selector.text!r}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AnnotationsMatch:
     selector: Selector
 
@@ -164,7 +164,7 @@ class AnnotationsMatch:
         return f"annotations do not meet {str(failing)!r} of selector {self.selector.text!r}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OwnerIs:
     kind: str | None
     names: NameFilter
@@ -182,7 +182,7 @@ class OwnerIs:
         return f"{found}, wanted {wanted}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NamespaceLabelsMatch:
     selector: Selector
 
@@ -197,7 +197,7 @@ class NamespaceLabelsMatch:
         return f"namespace {namespace!r} labels do not meet {self.selector.text!r}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NotOptedOut:
     annotation: str
 
@@ -208,7 +208,7 @@ class NotOptedOut:
         return f"the object opted out with annotation {self.annotation}: 'true'"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OriginIn:
     origins: frozenset[Origin]
 
@@ -220,7 +220,7 @@ class OriginIn:
         return f"origin {origin} is not one of {_listed(self.origins)} (see 'origins')"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Matcher:
     predicates: tuple[Predicate, ...]
 
