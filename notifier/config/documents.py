@@ -22,16 +22,16 @@ merges a mapping it is part of is a problem, not a recursion without end.
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode
 
 from notifier.config.environment import ExpansionError, expand
+from notifier.config.libyaml import LOADER, STR_TAG
 from notifier.config.node_tree import (
     MAX_DEPTH,
     MAX_NODES,
@@ -44,7 +44,7 @@ from notifier.records import record
 from notifier.rules.config.problems import KeyPath, format_path
 
 MAX_BYTES = 1024 * 1024  # what a ConfigMap holds, too
-_STR_TAG = "tag:yaml.org,2002:str"
+
 _INT_TAG = "tag:yaml.org,2002:int"
 _DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]{0,17})")  # sexagesimal, 0x, 0o, 1_000: PyYAML's
 
@@ -102,54 +102,10 @@ def parse_document(text: str, environ: Mapping[str, str]) -> Document:
     return document
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """libyaml's parser when PyYAML has it: the same nodes and marks, about 3x faster (a
-    1 MB file of 20,000 rules: 0.96 s against 2.7 s), so a refused file is refused quickly.
-
-    The parser asks the (Python) resolver for each node's tag. A mapping's or a list's is
-    its kind's (there are no path resolvers); a plain scalar whose first character starts
-    no implicit type (``r17``, ``team``) is text; the others are mostly keys written over
-    and over (``name``, ``match``), so an answer is kept per value for the file (at most
-    ``MAX_BYTES`` of it)."""
-
-    _COLLECTION_TAGS: Mapping[type[Node], str] = {
-        MappingNode: "tag:yaml.org,2002:map",
-        SequenceNode: "tag:yaml.org,2002:seq",
-    }
-
-    # libyaml's composer calls these two at every node, for PyYAML's path resolvers, which
-    # no one registers (asserted below): C callables that do nothing stand in for them, a
-    # fifth of the time composing a large file takes.
-    descend_resolver = operator.is_  # (parent, index): unused
-    ascend_resolver = tuple  # (): unused
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._tags: dict[str, str] = {}  # a plain scalar's tag, by its text
-        resolvers = self.yaml_implicit_resolvers
-        assert None not in resolvers and not self.yaml_path_resolvers  # PyYAML's own, as read
-        self._typed_first = frozenset(resolvers)  # first characters an implicit type may have
-
-    def resolve(self, kind: type[Node], value: str | None, implicit: tuple[bool, bool]) -> str:
-        if kind is not ScalarNode:
-            return self._COLLECTION_TAGS[kind]
-        if not implicit[0] or value is None:  # quoted (or tagged ``!``): text, as PyYAML says
-            return _STR_TAG
-        if value[:1] not in self._typed_first:
-            return _STR_TAG
-        tag = self._tags.get(value)
-        if tag is None:  # the implicit resolvers look at the text alone
-            tag = self._tags[value] = super().resolve(kind, value, implicit)
-        return tag
-
-
-_LOADER: Any = _Loader
-
-
 def _composed(text: str, document: Document) -> Node | None:
     """The YAML node tree, or None (empty, or a problem recorded in ``document``)."""
     try:
-        node: Node | None = yaml.compose(text, Loader=_LOADER)
+        node: Node | None = yaml.compose(text, Loader=LOADER)
         return node
     except yaml.MarkedYAMLError as exc:
         problem = ((), _position(exc.problem_mark), _yaml_message(exc))
@@ -216,7 +172,7 @@ class _Builder:
     def _as_written(self, node: Node, depth: int) -> bool:
         """Whether ``node`` is text taken as written (most values), counted if so: its value
         is then the data, with no call to ``build`` and no key path made for it."""
-        if type(node) is not ScalarNode or node.tag != _STR_TAG or "$" in node.value:
+        if type(node) is not ScalarNode or node.tag != STR_TAG or "$" in node.value:
             return False
         if depth > MAX_DEPTH or self._nodes >= MAX_NODES:
             return False  # ``build`` says so, with the path
@@ -256,7 +212,7 @@ class _Builder:
         self._problem((*path, key), _mark(key_node), message)
 
     def _scalar(self, node: ScalarNode, path: KeyPath) -> Any:
-        if node.tag == _STR_TAG:  # text as written, no constructor needed
+        if node.tag == STR_TAG:  # text as written, no constructor needed
             return self._expanded(node, path) if "$" in node.value else node.value
         if node.tag == _INT_TAG and _DECIMAL.fullmatch(node.value):  # PyYAML's is slow
             return int(node.value)
