@@ -6,6 +6,8 @@ is measured by hand (docs/cli.md); here the report's shape: 50 errors, then the 
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,3 +42,24 @@ def test_twenty_thousand_bad_rules_print_fifty_errors_and_the_count(cli: Cli, wr
     )
     assert lines[50].startswith(f"{path}:52:26: rules[49].unknown_key")
     assert lines[51:] == ["... and 19,950 more"]
+
+
+def test_the_command_line_ends_with_everything_printed_and_the_checks_code(write: Write) -> None:
+    """``python -m notifier`` ends a rules check without the interpreter's teardown
+    (``notifier.cli.entry``): its output, to a pipe, must be all there first."""
+    bad = write("bad.yaml", many_rules())
+    good = write("good.yaml", "sinks: [{name: o, type: console}]\nrules: [{name: r, sinks: [o]}]\n")
+    bad_run, good_run = (_command_line("rules", "check", "--no-files", str(p)) for p in (bad, good))
+    assert bad_run.returncode == Exit.CONFIG
+    assert len(bad_run.stdout.splitlines()) == 52
+    assert bad_run.stdout.endswith("... and 19,950 more\n")
+    assert good_run.returncode == 0
+    assert good_run.stdout == f"{good}: OK: 1 rules, 1 sinks (1 enabled)\n"
+
+
+def _command_line(*argv: str) -> subprocess.CompletedProcess[str]:
+    root = Path(__file__).resolve().parents[3]
+    command = [sys.executable, "-m", "notifier", *argv]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=root, check=False
+    )
