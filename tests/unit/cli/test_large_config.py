@@ -6,6 +6,7 @@ is measured by hand (docs/cli.md); here the report's shape: 50 errors, then the 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Callable
