@@ -61,6 +61,7 @@ def test_the_command_line_ends_with_everything_printed_and_the_checks_code(write
 def _command_line(*argv: str) -> subprocess.CompletedProcess[str]:
     root = Path(__file__).resolve().parents[3]
     command = [sys.executable, "-m", "notifier", *argv]
+    buffered = {name: value for name, value in os.environ.items() if name != "PYTHONUNBUFFERED"}
     return subprocess.run(
-        command, capture_output=True, text=True, timeout=120, cwd=root, check=False
+        command, capture_output=True, text=True, timeout=120, cwd=root, env=buffered, check=False
     )
