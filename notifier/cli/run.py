@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
+import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from notifier.importing import collection_paused
-from notifier.service.options import RunOptions
+
+if TYPE_CHECKING:
+    from notifier.service.options import RunOptions
 
 
 def _env(name: str, default: str) -> str:
@@ -164,7 +167,7 @@ def _add_leader_flags(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument(
         "--identity",
-        default=os.environ.get("POD_NAME") or f"{socket.gethostname()}-{os.getpid()}",
+        default=os.environ.get("POD_NAME") or f"{platform.node()}-{os.getpid()}",
         help="this replica's name in the Lease [POD_NAME]",
     )
     run.add_argument(
@@ -190,6 +193,8 @@ def _namespaced(value: str) -> tuple[str, str]:
 
 
 def options_from(args: argparse.Namespace) -> RunOptions:
+    from notifier.service.options import RunOptions  # noqa: PLC0415 - not for the other commands
+
     host, port = args.listen if isinstance(args.listen, tuple) else _listen(args.listen)
     return RunOptions(
         config=args.config,

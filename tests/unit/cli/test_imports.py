@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "notifier.cli.sinks", "notifier.cli.timeline",
     "pydantic", "kubernetes", "jinja2", "yaml", "msgspec", "prometheus_client", "urllib3",
     "fastapi", "starlette", "uvicorn", "slack_sdk",
+    "notifier.service", "dataclasses", "socket",  # run's options, and what they import
 )  # fmt: skip
 # Not before the informers list (the HTTP layer), or not at all without a sink of that type.
 NOT_BEFORE_LISTING = ("fastapi", "starlette", "uvicorn", "slack_sdk", "smtplib")
@@ -76,7 +77,7 @@ def test_run_before_listing_imports_no_http_layer_and_no_sink_it_does_not_use(
 NOT_FOR_RULES_CHECK = (
     "notifier.rules.engine", "notifier.rules.facts.previewing", "notifier.transitions.detecting",
     "notifier.state.store", "notifier.state.outbox", "notifier.enrichment.wiring",
-    "notifier.source", "sqlite3", "kubernetes", "slack_sdk",
+    "notifier.source", "sqlite3", "kubernetes", "slack_sdk", "notifier.service",
 )  # fmt: skip
 
 
