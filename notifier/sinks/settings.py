@@ -17,7 +17,11 @@ _MOVED = (
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Built on first use: a receiver's settings are validated as a member of the ``Config``'s
+    union of sinks, so the bases and each type's own validator are never built at import
+    (those instantiated as defaults, ``DeliveryOptions()``, are built then)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class DeliveryOptions(Strict):

@@ -144,3 +144,21 @@ def test_run_freezes_what_it_imported_with_no_collection_before(tmp_path: Path) 
     code, collections, frozen = json.loads(shown.stdout.splitlines()[-1])
     assert code != 0 and frozen  # "cannot read config", after the freeze
     assert collections == []
+
+
+def test_rules_check_builds_no_receivers_own_validator(tmp_path: Path) -> None:
+    """The sinks' settings are validated inside the ``Config``: none is built on its own."""
+    config = tmp_path / "config.yaml"
+    config.write_text(CONSOLE_ONLY)
+    probe = textwrap.dedent(f"""
+        import contextlib, io, json
+        from notifier.cli import main
+        from notifier.sinks.registry import RECEIVERS
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            assert main(["rules", "check", {str(config)!r}]) == 0, out.getvalue()
+        print(json.dumps([r.name for r in RECEIVERS if r.config.__pydantic_complete__]))
+    """)
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert json.loads(shown.stdout) == []
