@@ -148,16 +148,21 @@ class Process:
 
     def port_taken(self) -> bool:
         """It exited because a port it was to listen on was taken."""
-        if self.alive() or not self.log_path.exists():
-            return False
-        with self.log_path.open("rb") as log:
-            log.seek(self._log_from)
-            return TAKEN in log.read().decode(errors="replace")
+        return not self.alive() and logged_since(self.log_path, self._log_from, TAKEN)
 
     def log_tail(self, lines: int = 40) -> str:
         if not self.log_path.exists():
             return ""
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def logged_since(log_path: Path, offset: int, words: str) -> bool:
+    """Whether ``words`` are in the log past ``offset`` (where the last start began writing)."""
+    if not log_path.exists():
+        return False
+    with log_path.open("rb") as log:
+        log.seek(offset)
+        return words in log.read().decode(errors="replace")
 
 
 def wait_until(

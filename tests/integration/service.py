@@ -16,7 +16,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tests.controlplane.processes import TAKEN, free_port, listens, start_listening
+from tests.controlplane.processes import (
+    TAKEN,
+    free_port,
+    listens,
+    logged_since,
+    start_listening,
+)
 from tests.support.webhook_server import WebhookServer
 
 
@@ -117,11 +123,7 @@ class ServiceProcess:
 
     def port_taken(self) -> bool:
         """It exited because its port was taken (what its last start logged says so)."""
-        if self.alive() or not self.log_path.exists():
-            return False
-        with self.log_path.open("rb") as log:
-            log.seek(self._log_from)
-            return TAKEN in log.read().decode(errors="replace")
+        return not self.alive() and logged_since(self.log_path, self._log_from, TAKEN)
 
     def log_tail(self, lines: int = 40) -> str:
         return "\n".join(self.output().splitlines()[-lines:])

@@ -9,9 +9,7 @@ ephemeral range, and ``start_listening`` starts the server again on a new port.
 from __future__ import annotations
 
 import os
-import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,15 +36,6 @@ except OSError:
 sock.listen()
 time.sleep(120)
 """
-
-
-@pytest.fixture
-def taken() -> Iterator[int]:
-    """A port someone else holds."""
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", free_port()))
-        holder.listen()
-        yield int(holder.getsockname()[1])
 
 
 def test_a_free_port_is_below_the_ephemeral_range() -> None:

@@ -4,9 +4,7 @@ are started again (tests/unit/test_controlplane_ports.py)."""
 
 from __future__ import annotations
 
-import socket
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,15 +35,6 @@ http.server.HTTPServer(("127.0.0.1", port), Ready).serve_forever()
 class StandIn(ServiceProcess):
     def command(self, port: int) -> list[str]:
         return [sys.executable, "-c", STAND_IN, str(port)]
-
-
-@pytest.fixture
-def taken() -> Iterator[int]:
-    """A port someone else holds."""
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", free_port()))
-        holder.listen()
-        yield int(holder.getsockname()[1])
 
 
 @pytest.fixture
