@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from notifier.api.board import FiringBoard
 from notifier.api.decision_log import DecisionLog
@@ -45,7 +45,7 @@ from notifier.silences.writing import silence_writes
 from notifier.sinks.secrets import SinkBuildError
 from notifier.source.client import RawClient
 from notifier.state import StateStore
-from notifier.state.dead_letters import DeadLetterFileError
+from notifier.state.dead_letters import DeadLetter, DeadLetterFileError
 from notifier.state.firing import DurableFirings
 from notifier.state.replays import Replays
 
@@ -134,9 +134,18 @@ class _Delivery:
         if self._state is None:
             return Paged([], 0, 0, limit)
         letters = self._state.dead_letters
-        items = [DeadLetterItem(d.id, d.dead_at, d.sink, d.reason, d.attempts, d.ordering_key,
-                                d.detail) for d in letters.recent(limit)]  # fmt: skip
+        items = [self._item(letter) for letter in letters.recent(limit)]
         return Paged(items, letters.count(), 0, limit)
+
+    def _item(self, letter: DeadLetter) -> DeadLetterItem:
+        """The letter, and what its last replay said when one failed to send it since."""
+        assert self._state is not None
+        item = DeadLetterItem(letter.id, letter.dead_at, letter.sink, letter.reason,
+                              letter.attempts, letter.ordering_key, letter.detail)  # fmt: skip
+        replayed = self._state.replays.latest(letter.notification_id, letter.sink)
+        if replayed is None or replayed.delivered or replayed.at < letter.dead_at:
+            return item
+        return replace(item, replayed_at=replayed.at, replay_error=replayed.detail)
 
 
 class SendStates:

@@ -44,18 +44,24 @@ def test_a_replay_from_the_cli_shows_as_failed_again_then_as_delivered_by_it(
         again = rf"hook: {DEAD}; a replay at {WHEN} failed again: http_400<"
         assert re.search(again, _told(service, now)), _told(service, now)
         assert re.search(again, _told(service, why))
+        letters = _table(service, "/page/delivery", "dead-letters")
+        assert re.search(r" ago</span>, failed again: http_400<", letters), letters
 
         assert main(replay) == 0 and "sent 1, left 0" in capsys.readouterr().out
         delivered = rf"hook: delivered by a replay at {WHEN} \({DEAD}\)<"
         assert re.search(delivered, _told(service, now)), _told(service, now)
         assert re.search(rf"rule crashloops to {delivered}", _told(service, why))
         assert 'class="outcome">sent<' in _told(service, why)
+        assert "No dead letters." in _table(service, "/page/delivery", "dead-letters")
     assert [r.status for r in receiver.received()] == [400, 400, 200]
 
 
 def _told(service: ServiceProcess, view: str) -> str:
     """The table of a view (Now's firing list, why-not's decisions) as its HTML says it."""
+    return _table(service, view, "firing" if view.startswith("/page/now") else "decisions")
+
+
+def _table(service: ServiceProcess, view: str, table: str) -> str:
     status, html = service.get(view)
     assert status == 200, html
-    table = "firing" if view.startswith("/page/now") else "decisions"
     return html.split(f'id="{table}"')[1].split("</table>", maxsplit=1)[0]

@@ -122,6 +122,8 @@ class DeadLetterItem:
     attempts: int
     ordering_key: str
     detail: str
+    replayed_at: float = 0.0  # when a replay last failed to send it again (0: none since)
+    replay_error: str = ""  # why that replay failed
 
 
 @dataclass(frozen=True, slots=True)
