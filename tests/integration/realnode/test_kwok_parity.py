@@ -97,4 +97,26 @@ def test_a_crash_loop_and_an_eviction_on_kwok_are_told_as_on_the_real_node(
         notifier.stop()
     for namespace in (CRASH_LOOP, EVICTION):
         told = on_kwok[namespace].messages if namespace in on_kwok else []
-        assert told == outcome.of("example", namespace).messages, namespace
+        expected = outcome.of("example", namespace).messages
+        if namespace == EVICTION and _restarted(outcome, EVICTION, "filler"):
+            told, expected = [_head(m) for m in told], [_head(m) for m in expected]
+        assert told == expected, namespace
+
+
+def _restarted(outcome: Outcome, namespace: str, name: str) -> bool:
+    """Whether the real kubelet restarted the pod's container on its way to the eviction.
+    The eviction manager kills an emptyDir's over-user at once (SIGKILL, exit 137) and the
+    pod worker may start the container again before the pod is failed: a race, seen on a
+    loaded machine, that kwok's ``evict`` stage does not play. The message then lists the
+    restart's states after ``Evicted`` too, and only its head can match kwok's."""
+    return any(
+        not state.endswith("restarts 0")
+        for change in outcome.recorder.story("Pod", namespace, name)
+        for state in change.summary["containers"].values()
+    )
+
+
+def _head(message: str) -> str:
+    """A transition's message up to the first state it reached: "... Running -> Evicted"."""
+    before, _, after = message.partition(" -> ")
+    return f"{before} -> {after.split(', ')[0]}" if after else message
